@@ -1,0 +1,149 @@
+/*
+ * vlad.h -- the public interface of libvlad, the VLAD interpreter
+ *
+ * This is the only installed header.  It includes nothing but standard
+ * headers and compiles as C99 and C++.
+ *
+ * Model.  A VladState is one independent interpreter: its own global
+ * environment, prelude, step counter and error record.  Several states may
+ * exist in one process; each must be used by one thread at a time.
+ * libvlad never prints (all output goes through the callbacks of
+ * VladConfig), never calls exit() or abort(), and reports every failure
+ * through a VladStatus return value plus vlad_last_error().
+ *
+ * Values.  A VladValue is a 16-byte value passed by copy.  Values held in
+ * C local variables are safe from the garbage collector (Boehm scans the C
+ * stack); values stored in malloc'ed memory must be protected with a
+ * reference (issue: embedding API).
+ *
+ * Error indicators in the comments: [never fails] or [returns status].
+ */
+#ifndef VLAD_H
+#define VLAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) && !defined(_WIN32)
+#define VLAD_API __attribute__((visibility("default")))
+#else
+#define VLAD_API
+#endif
+
+#define VLAD_VERSION "0.1.0"
+
+/* One interpreter; opaque. */
+typedef struct VladState VladState;
+
+/* A VLAD value; copy freely, inspect with the functions below. */
+typedef struct VladValue {
+    uint64_t opaque_[2];
+} VladValue;
+
+/* Result of every call that evaluates VLAD code. */
+typedef enum VladStatus {
+    VLAD_OK = 0,            /* success */
+    VLAD_ERR_SYNTAX,        /* malformed program text */
+    VLAD_ERR_INCOMPLETE,    /* text ended inside an open form */
+    VLAD_ERR_RUNTIME,       /* an error raised while running */
+    VLAD_ERR_MEMORY,        /* heap or stack exhausted */
+    VLAD_ERR_IO,            /* a file could not be read */
+    VLAD_ERR_LIMIT,         /* the step limit was exceeded */
+    VLAD_ERR_INTERRUPTED    /* vlad_interrupt stopped the evaluation */
+} VladStatus;
+
+/* Details of the last failure of a state.  Valid until the next call that
+   evaluates code on the same state. */
+typedef struct VladError {
+    VladStatus status;
+    const char *message;    /* the message alone, no location */
+    const char *file;       /* source file, or "" when unknown */
+    int line, column;       /* 1-based; 0 when unknown */
+    const char *backtrace;  /* lines "  in NAME at FILE:LINE:COL\n" */
+    const char *text;       /* "FILE:LINE:COL: error: MESSAGE\n" + backtrace */
+} VladError;
+
+/* Configuration of a new state; initialise with vlad_config_init. */
+typedef struct VladConfig {
+    /* Receives everything VLAD code prints.  NULL: standard output. */
+    void (*write)(void *userdata, const char *text, size_t len);
+    /* Supplies text for read-real: fill 'buf' (at most 'cap' bytes) and
+       return the number of bytes, 0 at end of input.  NULL: standard
+       input. */
+    size_t (*read)(void *userdata, char *buf, size_t cap);
+    /* Extra directories searched by include, in order (NULL-terminated
+       array, or NULL). */
+    const char *const *include_path;
+    /* Largest number of steps one top-level evaluation may take; 0 for no
+       limit. */
+    int64_t step_limit;
+    /* Nonzero: the value of every top-level expression evaluated by
+       vlad_eval_* is printed (as a script does). */
+    int echo_results;
+    /* Nonzero: do not load the standard prelude. */
+    int no_prelude;
+    /* Passed back to the callbacks. */
+    void *userdata;
+} VladConfig;
+
+/* Fill 'config' with the defaults.  [never fails] */
+VLAD_API void vlad_config_init(VladConfig *config);
+
+/* Create a state.  Returns NULL only when memory is exhausted or the
+   prelude fails to load.  [never fails otherwise] */
+VLAD_API VladState *vlad_open(const VladConfig *config);
+
+/* Destroy a state.  Values obtained from it must not be used afterwards. */
+VLAD_API void vlad_close(VladState *S);
+
+/* Evaluate every top-level form of 'src' in order, as a script does
+   ('chunkname' names it in error messages).  '*out' (if not NULL) receives
+   the value of the last top-level expression, or the empty list.
+   [returns status] */
+VLAD_API VladStatus vlad_eval_string(VladState *S, const char *src,
+                                     const char *chunkname, VladValue *out);
+
+/* The same for the contents of the file at 'path'.  [returns status] */
+VLAD_API VladStatus vlad_eval_file(VladState *S, const char *path,
+                                   VladValue *out);
+
+/* The last error of 'S' (status VLAD_OK if none).  [never fails] */
+VLAD_API const VladError *vlad_last_error(VladState *S);
+
+/* Request that the running evaluation stop at its next step; callable from
+   a signal handler or another thread.  [never fails] */
+VLAD_API void vlad_interrupt(VladState *S);
+
+/* Set the step limit of later top-level evaluations (0: none). */
+VLAD_API void vlad_set_step_limit(VladState *S, int64_t limit);
+
+/* Statistics of the state. */
+typedef struct VladStats {
+    int64_t steps_total;    /* steps taken since vlad_open */
+    int64_t steps_last;     /* steps of the last vlad_eval_* call */
+    size_t heap_bytes;      /* current size of the GC heap */
+    size_t peak_heap_bytes; /* largest size of the GC heap so far */
+    size_t peak_stack_bytes;/* deepest continuation stack so far */
+} VladStats;
+
+/* Fill '*stats'.  [never fails] */
+VLAD_API void vlad_get_stats(VladState *S, VladStats *stats);
+
+/* Print 'v' as VLAD prints it into a string owned by the state, valid until
+   the next call on 'S'.  [never fails] */
+VLAD_API const char *vlad_to_string(VladState *S, VladValue v);
+
+/* Values. */
+VLAD_API VladValue vlad_number(double x);
+VLAD_API int vlad_is_number(VladValue v);
+VLAD_API double vlad_to_number(VladValue v);   /* the primal; 0 if not a real */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,206 @@
+/*
+ * vm/cont.c -- capturing the continuation into checkpoints and back
+ *
+ * See vm/cont.h for the representation.  Capture walks the frame chain
+ * from the pending application down to the delimiter, copying for each
+ * frame only the registers its prototype marks live at the call it is
+ * waiting on; reinstalling writes the frames back above a new base and
+ * re-establishes the step limits and counters of delimiter frames.
+ */
+#include "config.h"
+#include "vm/cont.h"
+
+#include <string.h>
+#include "vm/except.h"
+#include "vm/vm.h"
+
+#define SLACK 8
+
+/* ===== Limits ===== */
+
+void vl_cont_push_limit(VladState *S, int64_t deadline, size_t frame)
+{
+    if (S->nlimits == S->limits_cap) {
+        size_t n = S->limits_cap ? S->limits_cap * 2 : 16;
+        Limit *l = vl_gc_alloc_atomic(n * sizeof(Limit));
+        if (S->nlimits)
+            memcpy(l, S->limits, S->nlimits * sizeof(Limit));
+        S->limits = l;
+        S->limits_cap = n;
+    }
+    Limit *l = &S->limits[S->nlimits];
+    l->deadline = deadline;
+    l->frame = frame;
+    l->min_deadline = deadline;
+    if (S->nlimits > 0 && S->limits[S->nlimits - 1].min_deadline < deadline)
+        l->min_deadline = S->limits[S->nlimits - 1].min_deadline;
+    S->nlimits++;
+}
+
+void vl_cont_pop_limit(VladState *S)
+{
+    if (S->nlimits > 0)
+        S->nlimits--;
+}
+
+int64_t vl_cont_anchor(VladState *S, int64_t now)
+{
+    int64_t a = now + VL_POLL_QUANTUM;
+    if (S->nlimits > 0 && S->limits[S->nlimits - 1].min_deadline < a)
+        a = S->limits[S->nlimits - 1].min_deadline;
+    return a;
+}
+
+/* ===== Finished checkpoints ===== */
+
+Value vl_cont_finished(VladState *S, Value v)
+{
+    (void)S;
+    Checkpoint *k = vl_gc_alloc(sizeof *k);
+    k->finished = 1;
+    k->result = v;
+    k->bytes = sizeof *k;
+    return vl_obj(VT_CKPT, k);
+}
+
+/* ===== Capture ===== */
+
+static int bit(const uint64_t *s, int r)
+{
+    return (int)((s[r >> 6] >> (r & 63)) & 1);
+}
+
+static const uint64_t *live_set(const Proto *p, const Instr *ret_ip)
+{
+    size_t pc = (size_t)(ret_ip - p->code) - 1;
+    return &p->live[pc * p->livewords];
+}
+
+Checkpoint *vl_cont_capture(VladState *S, size_t delim, Value *fb,
+                            int nargs, int64_t now)
+{
+    Value *stop = S->stack + delim;
+    /* count the frames between the pending application and the delimiter */
+    uint32_t nframes = 0;
+    size_t nvalues = 0;
+    Value *above = fb + 2;
+    for (;;) {
+        Value *caller = above - above[-2].aux;
+        if (caller == stop)
+            break;
+        const Proto *p = AS_CLOSURE(caller[-1])->proto;
+        const uint64_t *l = live_set(p, above[-2].as.ptr);
+        for (int r = 0; r < p->nregs; r++)
+            nvalues += (size_t)bit(l, r);
+        nframes++;
+        above = caller;
+    }
+    Checkpoint *k = vl_gc_alloc(sizeof *k);
+    k->nframes = nframes;
+    k->frames = vl_gc_alloc((nframes ? nframes : 1) * sizeof(CapFrame));
+    k->values = vl_gc_alloc((nvalues ? nvalues : 1) * sizeof(Value));
+    k->callee = fb[1];
+    if (nargs == 1) {
+        k->arg = fb[2];
+    } else {
+        Value t = fb[1 + nargs];
+        for (int a = nargs - 2; a >= 0; a--) {
+            Pair *pr = vl_gc_alloc(sizeof *pr);
+            pr->car = fb[2 + a];
+            pr->cdr = t;
+            t = vl_obj(VT_PAIR, pr);
+        }
+        k->arg = t;
+    }
+    /* fill frames top-down, storing them bottom-first; values are laid
+       out bottom-first too */
+    size_t vend = nvalues;
+    above = fb + 2;
+    for (uint32_t f = nframes; f-- > 0;) {
+        Value *caller = above - above[-2].aux;
+        Closure *c = AS_CLOSURE(caller[-1]);
+        const Proto *p = c->proto;
+        const Instr *rip = above[-2].as.ptr;
+        const uint64_t *l = live_set(p, rip);
+        uint32_t nl = 0;
+        for (int r = 0; r < p->nregs; r++)
+            nl += (uint32_t)bit(l, r);
+        vend -= nl;
+        CapFrame *cf = &k->frames[f];
+        cf->closure = c;
+        cf->ret_pc = (uint32_t)(rip - p->code);
+        cf->delta = above[-2].aux;
+        cf->first = (uint32_t)vend;
+        cf->nlive = nl;
+        size_t j = vend;
+        for (int r = 0; r < p->nregs; r++) {
+            if (!bit(l, r))
+                continue;
+            Value v = caller[r];
+            if (r == p->ctlreg && p->kind == PK_CHECKPOINT)
+                v = vl_raw(v.as.i - now);       /* remaining steps */
+            else if (r == p->ctlreg && p->kind == PK_PRIMOPS)
+                v = vl_raw(now - v.as.i);       /* steps so far */
+            k->values[j++] = v;
+        }
+        above = caller;
+    }
+    /* the limits of delimiters inside the segment, and the firing one */
+    while (S->nlimits > 0 && S->limits[S->nlimits - 1].frame != SIZE_MAX
+           && S->limits[S->nlimits - 1].frame >= delim)
+        S->nlimits--;
+    k->steps_at = now;
+    k->bytes = sizeof *k + nframes * sizeof(CapFrame)
+               + nvalues * sizeof(Value);
+    return k;
+}
+
+/* ===== Reinstall ===== */
+
+Value *vl_cont_reinstall(VladState *S, const Checkpoint *k, Value **base,
+                         const Instr *ret_ip, int dest, int64_t now)
+{
+    size_t need = (size_t)dest + 2 + 3 + SLACK;
+    for (uint32_t f = 0; f < k->nframes; f++) {
+        const Proto *p = k->frames[f].closure->proto;
+        size_t d = k->frames[f].delta;
+        need += d > p->nregs ? d : p->nregs;
+    }
+    need += SLACK;
+    vl_cont_ensure(S, base, need);
+    Value *b = *base + dest + 2;
+    b[-2] = vl_raw(0);
+    b[-2].aux = (uint32_t)dest + 2;
+    b[-2].as.ptr = ret_ip;
+    for (uint32_t f = 0; f < k->nframes; f++) {
+        const CapFrame *cf = &k->frames[f];
+        const Proto *p = cf->closure->proto;
+        b[-1] = vl_obj(VT_CLOSURE, cf->closure);
+        const Instr *rip = p->code + cf->ret_pc;
+        const uint64_t *l = live_set(p, rip);
+        size_t j = cf->first;
+        for (int r = 0; r < p->nregs; r++) {
+            if (!bit(l, r)) {
+                b[r] = UNDEF_VAL;
+                continue;
+            }
+            Value v = k->values[j++];
+            if (r == p->ctlreg && p->kind == PK_CHECKPOINT) {
+                v = vl_raw(now + v.as.i);
+                vl_cont_push_limit(S, v.as.i, (size_t)(b - S->stack));
+            } else if (r == p->ctlreg && p->kind == PK_PRIMOPS) {
+                v = vl_raw(now - v.as.i);
+            }
+            b[r] = v;
+        }
+        Value *next = b + cf->delta;
+        next[-2] = vl_raw(0);
+        next[-2].aux = cf->delta;
+        next[-2].as.ptr = rip;
+        b = next;
+    }
+    Value *fb = b - 2;
+    fb[1] = k->callee;
+    fb[2] = k->arg;
+    return fb;
+}

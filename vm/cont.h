@@ -1,0 +1,79 @@
+/*
+ * vm/cont.h -- continuations as values: capturing and reinstalling frames
+ *
+ * The VM keeps its continuation on a contiguous stack of frames (vm/vm.c).
+ * When a step limit fires, the part of the stack above the limit's
+ * delimiter frame is copied into a Checkpoint (the "stack/heap" strategy
+ * of Clinger et al.): for every suspended frame its closure, where it
+ * resumes, the distance to the frame above it and ONLY the registers live
+ * at that point (from the prototype's liveness table), plus the pending
+ * application (procedure and argument) that was about to become the next
+ * step.  Absolute step counts kept in delimiter frames are stored relative
+ * to the capture, so a checkpoint can be resumed at any later time, any
+ * number of times: checkpoints are immutable, and resuming copies the
+ * frames back onto the stack.
+ *
+ * A finished checkpoint only holds the result of its computation.
+ */
+#ifndef VL_CONT_H
+#define VL_CONT_H
+
+#include "vm/state.h"
+
+typedef struct CapFrame {
+    Closure *closure;       /* the suspended procedure */
+    uint32_t ret_pc;        /* instruction index where it resumes */
+    uint32_t delta;         /* distance (slots) from its base to the base
+                               of the frame above it */
+    uint32_t first;         /* index of its first live value in 'values' */
+    uint32_t nlive;         /* number of live registers kept */
+} CapFrame;
+
+typedef struct Checkpoint {
+    int finished;           /* the computation has ended */
+    Value result;           /* finished: its value */
+    Value callee;           /* pending application: procedure ... */
+    Value arg;              /* ... and its (single, tuple) argument */
+    uint32_t nframes;       /* suspended frames, bottom first */
+    CapFrame *frames;
+    Value *values;          /* live registers of all frames, in frame and
+                               register order; delimiter step counts are
+                               relative (VT_RAW) */
+    size_t bytes;           /* size of this checkpoint's own memory */
+    int64_t steps_at;       /* steps of the interrupted computation
+                               taken when captured (informative) */
+} Checkpoint;
+
+/* Capture the frames above the delimiter frame whose base is at stack
+   index 'delim' (exclusive), up to the call block 'fb' whose application
+   of fb[1] to the 'nargs' values at fb[2..] was about to start.  Limits of
+   delimiters inside the segment are popped.  'now' is the step count. */
+VL_INTERNAL Checkpoint *vl_cont_capture(VladState *S, size_t delim,
+                                        Value *fb, int nargs, int64_t now);
+
+/* Reinstall the frames of 'k' above the frame at 'base', whose call
+   instruction writes its result to register 'dest'; returns the call
+   block of the pending application (header, callee, argument), ready to
+   be entered with one argument.  Pushes the limits of delimiters inside.
+   May grow the stack: '*base' is updated. */
+VL_INTERNAL Value *vl_cont_reinstall(VladState *S, const Checkpoint *k,
+                                     Value **base, const Instr *ret_ip,
+                                     int dest, int64_t now);
+
+/* A finished checkpoint holding 'v'. */
+VL_INTERNAL Value vl_cont_finished(VladState *S, Value v);
+
+/* Make sure the stack has room for 'need' slots above '*base' (a pointer
+   into the stack that is rebased if the stack moves); raises on overflow. */
+VL_INTERNAL void vl_cont_ensure(VladState *S, Value **base, size_t need);
+
+/* Limits. */
+VL_INTERNAL void vl_cont_push_limit(VladState *S, int64_t deadline,
+                                    size_t frame);
+VL_INTERNAL void vl_cont_pop_limit(VladState *S);
+
+/* The next step count at which the VM must stop counting down: the
+   earliest deadline or the next interrupt poll. */
+VL_INTERNAL int64_t vl_cont_anchor(VladState *S, int64_t now);
+
+#endif

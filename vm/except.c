@@ -1,0 +1,244 @@
+/*
+ * vm/except.c -- raising and catching errors, messages and backtraces
+ *
+ * vl_except_protect is the only setjmp site of libvlad.  An error fills
+ * S->err (status, message, location, backtrace and the full text
+ * "FILE:LINE:COL: error: MESSAGE" plus backtrace lines) and longjmps to
+ * the innermost protected call.  Run-time errors find their location and
+ * the backtrace by walking the VM's frame chain from the position the VM
+ * published (S->vm_base, S->vm_ip, S->vm_cl).
+ */
+#include "config.h"
+#include "vm/except.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "vm/print.h"
+#include "vm/vm.h"
+
+#define BACKTRACE_HEAD 10
+#define BACKTRACE_TAIL 5
+
+char *vl_except_vformat(const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    if (n < 0)
+        n = 0;
+    char *s = vl_gc_alloc_atomic((size_t)n + 1);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    return s;
+}
+
+char *vl_except_format(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = vl_except_vformat(fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+static VL_NORETURN void throw_error(VladState *S)
+{
+    if (S->protect != NULL)
+        longjmp(S->protect->jb, 1);
+    /* Every entry point runs under vl_except_protect; reaching this is a
+       bug in libvlad itself. */
+    abort();
+}
+
+static void set_text(VladState *S)
+{
+    VladError *e = &S->err;
+    StrBuf b;
+    vl_buf_init(&b);
+    if (e->file && e->file[0]) {
+        char loc[64];
+        vl_buf_adds(&b, e->file);
+        if (e->line > 0) {
+            snprintf(loc, sizeof loc, ":%d:%d", e->line, e->column);
+            vl_buf_adds(&b, loc);
+        }
+        vl_buf_adds(&b, ": ");
+    }
+    vl_buf_adds(&b, "error: ");
+    vl_buf_adds(&b, e->message);
+    vl_buf_adds(&b, "\n");
+    if (e->backtrace && e->backtrace[0])
+        vl_buf_adds(&b, e->backtrace);
+    e->text = b.data;
+}
+
+void vl_except_at(VladState *S, VladStatus status, SrcPos pos,
+                  const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    S->err.message = vl_except_vformat(fmt, ap);
+    va_end(ap);
+    S->err.status = status;
+    S->err.file = pos.file ? pos.file : "";
+    S->err.line = pos.line;
+    S->err.column = pos.col;
+    S->err.backtrace = "";
+    set_text(S);
+    throw_error(S);
+}
+
+void vl_except_plain(VladState *S, VladStatus status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    S->err.message = vl_except_vformat(fmt, ap);
+    va_end(ap);
+    S->err.status = status;
+    S->err.file = "";
+    S->err.line = 0;
+    S->err.column = 0;
+    S->err.backtrace = "";
+    set_text(S);
+    throw_error(S);
+}
+
+/* Source location of the instruction before 'ip' in 'p', if valid. */
+static int locate(const Proto *p, const Instr *ip, Loc *out)
+{
+    if (p == NULL || ip == NULL || ip <= p->code || ip > p->code + p->ncode)
+        return 0;
+    *out = p->locs[ip - 1 - p->code];
+    return out->line > 0;
+}
+
+static const char *frame_name(const Proto *p)
+{
+    switch (p->kind) {
+    case PK_TOPLEVEL: return "top level";
+    case PK_CHECKPOINT: return "checkpoint";
+    case PK_PRIMOPS: return "primops";
+    case PK_RESUME: return "resume";
+    default: return p->name ? p->name : "anonymous procedure";
+    }
+}
+
+static void frame_line(StrBuf *b, const Proto *p, const Instr *ip)
+{
+    Loc loc;
+    char buf[64];
+    vl_buf_adds(b, "  in ");
+    vl_buf_adds(b, frame_name(p));
+    if (p->kind != PK_TOPLEVEL && p->kind != PK_LAMBDA) {
+        vl_buf_adds(b, "\n");
+        return;
+    }
+    if (locate(p, ip, &loc)) {
+        vl_buf_adds(b, " at ");
+        vl_buf_adds(b, p->file ? p->file : "?");
+        snprintf(buf, sizeof buf, ":%d:%d", loc.line, loc.col);
+        vl_buf_adds(b, buf);
+    }
+    vl_buf_adds(b, "\n");
+}
+
+/* The frames of the continuation, innermost first. */
+typedef struct FrameRef {
+    const Proto *proto;
+    const Instr *ip;
+} FrameRef;
+
+static size_t collect_frames(VladState *S, FrameRef **out)
+{
+    size_t cap = 64, n = 0;
+    FrameRef *fr = vl_gc_alloc_atomic(cap * sizeof *fr);
+    const Proto *entry = S->control[CTL_ENTRY];
+    fr[n++] = (FrameRef){S->vm_cl->proto, S->vm_ip};
+    Value *base = S->vm_base;
+    while (base != NULL && base - 2 >= S->stack) {
+        Value h = base[-2];
+        if (h.tag != VT_RAW || h.as.ptr == NULL)
+            break;
+        Value *caller = base - h.aux;
+        if (caller[-1].tag != VT_CLOSURE)
+            break;
+        const Proto *p = AS_CLOSURE(caller[-1])->proto;
+        if (p == entry)
+            break;
+        if (n == cap) {
+            FrameRef *nf = vl_gc_alloc_atomic(cap * 2 * sizeof *nf);
+            memcpy(nf, fr, n * sizeof *fr);
+            fr = nf;
+            cap *= 2;
+        }
+        fr[n++] = (FrameRef){p, h.as.ptr};
+        base = caller;
+    }
+    *out = fr;
+    return n;
+}
+
+void vl_except_runtime(VladState *S, VladStatus status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    S->err.message = vl_except_vformat(fmt, ap);
+    va_end(ap);
+    S->err.status = status;
+    S->err.file = "";
+    S->err.line = 0;
+    S->err.column = 0;
+    S->err.backtrace = "";
+    if (S->vm_running && S->vm_cl != NULL) {
+        FrameRef *fr;
+        size_t n = collect_frames(S, &fr);
+        Loc loc;
+        /* the error is located at the innermost frame with a position */
+        for (size_t k = 0; k < n; k++)
+            if (locate(fr[k].proto, fr[k].ip, &loc)) {
+                S->err.file = fr[k].proto->file;
+                S->err.line = loc.line;
+                S->err.column = loc.col;
+                break;
+            }
+        StrBuf b;
+        vl_buf_init(&b);
+        for (size_t k = 0; k < n; k++) {
+            if (n > BACKTRACE_HEAD + BACKTRACE_TAIL + 1
+                && k == BACKTRACE_HEAD) {
+                char buf[80];
+                snprintf(buf, sizeof buf, "  ... %zu more frames ...\n",
+                         n - BACKTRACE_HEAD - BACKTRACE_TAIL);
+                vl_buf_adds(&b, buf);
+                k = n - BACKTRACE_TAIL;
+            }
+            frame_line(&b, fr[k].proto, fr[k].ip);
+        }
+        S->err.backtrace = b.data;
+    }
+    set_text(S);
+    throw_error(S);
+}
+
+static void oom_hook(void *ud)
+{
+    VladState *S = ud;
+    vl_except_runtime(S, VLAD_ERR_MEMORY, "out of memory");
+}
+
+VladStatus vl_except_protect(VladState *S, void (*fn)(VladState *, void *),
+                             void *ud)
+{
+    Protect p;
+    p.prev = S->protect;
+    S->protect = &p;
+    vl_gc_set_oom_hook(oom_hook, S);
+    if (setjmp(p.jb) == 0) {
+        fn(S, ud);
+        S->protect = p.prev;
+        return VLAD_OK;
+    }
+    S->protect = p.prev;
+    return S->err.status;
+}

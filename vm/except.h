@@ -1,0 +1,44 @@
+/*
+ * vm/except.h -- raising errors and catching them (the only setjmp site)
+ *
+ * Inside libvlad errors are raised with longjmp to the innermost protected
+ * call (Lua's model); public entry points run their work under
+ * vl_except_protect and turn what was raised into a VladStatus.  The error
+ * record (S->err) holds the message, the FILE:LINE:COL it is attributed to
+ * and a VLAD backtrace.
+ *
+ * Run-time errors raised while the VM runs (vl_except_runtime) are located
+ * at the instruction the VM is executing: the VM publishes its position in
+ * S->vm_base / S->vm_ip before any operation that may raise.
+ */
+#ifndef VL_EXCEPT_H
+#define VL_EXCEPT_H
+
+#include <stdarg.h>
+#include "vm/state.h"
+
+/* Raise an error located at 'pos' (no backtrace): syntax and compile
+   errors.  'pos' may have a NULL file. */
+VL_INTERNAL VL_NORETURN void vl_except_at(VladState *S, VladStatus status,
+                                          SrcPos pos, const char *fmt, ...);
+
+/* Raise a run-time error at the VM's current instruction, with a
+   backtrace of the continuation stack. */
+VL_INTERNAL VL_NORETURN void vl_except_runtime(VladState *S,
+                                               VladStatus status,
+                                               const char *fmt, ...);
+
+/* Run fn(S, ud) catching errors; returns VLAD_OK or the raised status. */
+VL_INTERNAL VladStatus vl_except_protect(VladState *S,
+                                         void (*fn)(VladState *, void *),
+                                         void *ud);
+
+/* Format into a GC string. */
+VL_INTERNAL char *vl_except_format(const char *fmt, ...);
+VL_INTERNAL char *vl_except_vformat(const char *fmt, va_list ap);
+
+/* Record the error of a status without location (e.g. I/O), and raise. */
+VL_INTERNAL VL_NORETURN void vl_except_plain(VladState *S, VladStatus status,
+                                             const char *fmt, ...);
+
+#endif

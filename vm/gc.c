@@ -1,0 +1,98 @@
+/*
+ * vm/gc.c -- allocation and the Boehm GC interface
+ *
+ * The only file that includes <gc.h>.  Boehm's heap is process-wide; it is
+ * the one thing interpreter states share.  The out-of-memory hook is set by
+ * the state that is running (vm/except.c installs one that raises
+ * VLAD_ERR_MEMORY); with no hook an allocation failure returns NULL from the
+ * collector and we fall back to a last-resort message-free path that the
+ * hook owner must never reach.
+ */
+#include "config.h"
+#include "vm/gc.h"
+
+#include <gc.h>
+#include <string.h>
+
+static VlOomHook oom_hook;
+static void *oom_ud;
+static size_t peak_heap;
+
+void vl_gc_init(void)
+{
+    static int done;
+    if (!done) {
+        GC_INIT();
+        done = 1;
+    }
+}
+
+void vl_gc_set_oom_hook(VlOomHook hook, void *ud)
+{
+    oom_hook = hook;
+    oom_ud = ud;
+}
+
+static void *checked(void *p)
+{
+    if (p == NULL && oom_hook != NULL)
+        oom_hook(oom_ud);
+    return p;
+}
+
+void *vl_gc_alloc(size_t size)
+{
+    return checked(GC_MALLOC(size));
+}
+
+void *vl_gc_alloc_atomic(size_t size)
+{
+    return checked(GC_MALLOC_ATOMIC(size));
+}
+
+void *vl_gc_realloc(void *p, size_t size)
+{
+    return checked(GC_REALLOC(p, size));
+}
+
+void *vl_gc_alloc_uncollectable(size_t size)
+{
+    return GC_MALLOC_UNCOLLECTABLE(size);
+}
+
+void vl_gc_free(void *p)
+{
+    GC_FREE(p);
+}
+
+char *vl_gc_strndup(const char *s, size_t n)
+{
+    char *d = vl_gc_alloc_atomic(n + 1);
+    memcpy(d, s, n);
+    d[n] = '\0';
+    return d;
+}
+
+char *vl_gc_strdup(const char *s)
+{
+    return vl_gc_strndup(s, strlen(s));
+}
+
+size_t vl_gc_heap_size(void)
+{
+    size_t h = GC_get_heap_size();
+    if (h > peak_heap)
+        peak_heap = h;
+    return h;
+}
+
+size_t vl_gc_peak_heap_size(void)
+{
+    vl_gc_heap_size();
+    return peak_heap;
+}
+
+void vl_gc_collect(void)
+{
+    GC_gcollect();
+}

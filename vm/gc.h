@@ -1,0 +1,60 @@
+/*
+ * vm/gc.h -- the only interface to the Boehm collector
+ *
+ * Every heap allocation of vlad goes through these wrappers (vm/gc.c is the
+ * only file that includes <gc.h>).  Memory from vl_gc_alloc is zeroed and
+ * scanned for pointers; memory from vl_gc_alloc_atomic is neither zeroed nor
+ * scanned and must hold no pointer to a GC object (strings, bytecode,
+ * double arrays).  Allocation failure is reported by returning NULL only from
+ * the *_try variants; the plain variants raise VLAD_ERR_MEMORY through the
+ * installed out-of-memory hook (see vl_gc_set_oom_hook), so callers never
+ * check for NULL.
+ */
+#ifndef VL_GC_H
+#define VL_GC_H
+
+#include <stddef.h>
+
+#if defined(__GNUC__) && !defined(_WIN32)
+#define VL_INTERNAL __attribute__((visibility("hidden")))
+#else
+#define VL_INTERNAL
+#endif
+
+/* Initialise the collector once per process (idempotent). */
+VL_INTERNAL void vl_gc_init(void);
+
+/* Zeroed, scanned memory; never returns NULL (calls the OOM hook, which
+   must not return, when the collector has no memory left). */
+VL_INTERNAL void *vl_gc_alloc(size_t size);
+
+/* Unzeroed, unscanned memory for pointer-free data; never returns NULL. */
+VL_INTERNAL void *vl_gc_alloc_atomic(size_t size);
+
+/* Resize a block obtained from vl_gc_alloc (contents kept, new part zeroed
+   as far as Boehm guarantees: callers clear what they rely on). */
+VL_INTERNAL void *vl_gc_realloc(void *p, size_t size);
+
+/* Explicitly free a block known to be unreachable (optional). */
+VL_INTERNAL void vl_gc_free(void *p);
+
+/* Duplicate a C string into atomic GC memory. */
+VL_INTERNAL char *vl_gc_strdup(const char *s);
+VL_INTERNAL char *vl_gc_strndup(const char *s, size_t n);
+
+/* The function called when an allocation fails; it must not return (it
+   longjmps to the innermost protected call).  'ud' is passed back. */
+typedef void (*VlOomHook)(void *ud);
+VL_INTERNAL void vl_gc_set_oom_hook(VlOomHook hook, void *ud);
+
+/* Zeroed, scanned memory that is never collected (for objects referenced
+   only from memory the collector does not scan, such as a VladState held
+   by a host); release it with vl_gc_free.  NULL when memory is exhausted. */
+VL_INTERNAL void *vl_gc_alloc_uncollectable(size_t size);
+
+/* Statistics: bytes currently in the GC heap and the peak seen so far. */
+VL_INTERNAL size_t vl_gc_heap_size(void);
+VL_INTERNAL size_t vl_gc_peak_heap_size(void);
+VL_INTERNAL void vl_gc_collect(void);
+
+#endif

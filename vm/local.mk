@@ -1,0 +1,20 @@
+## vm/local.mk -- the runtime core.  Everything here but api.c goes into
+## libvlad-core.la; api.c, the implementation of include/vlad.h, is the
+## only source of libvlad.la itself (see Makefile.am).
+
+libvlad_core_la_SOURCES += \
+	%reldir%/gc.c %reldir%/gc.h \
+	%reldir%/state.c %reldir%/state.h \
+	%reldir%/value.c %reldir%/value.h \
+	%reldir%/object.h \
+	%reldir%/print.c %reldir%/print.h \
+	%reldir%/except.c %reldir%/except.h \
+	%reldir%/compile.c %reldir%/compile.h \
+	%reldir%/opcodes.h \
+	%reldir%/vm.c %reldir%/vm.h \
+	%reldir%/cont.c %reldir%/cont.h \
+	%reldir%/prims.c %reldir%/prims.h \
+	%reldir%/toplevel.c %reldir%/toplevel.h \
+	%reldir%/features.h
+
+libvlad_la_SOURCES += %reldir%/api.c

@@ -1,0 +1,136 @@
+/*
+ * vm/object.h -- heap objects and compiled code
+ *
+ * Objects have no header: the tag of the Value that points at them says
+ * what they are (vm/value.h).  All of them live in the Boehm heap.
+ *
+ *   Pair        two Values; immutable once built.
+ *   Proto       a compiled lambda: bytecode, constants, source positions,
+ *               liveness of registers at every call site (so a captured
+ *               frame keeps only live values) and the description of what
+ *               its closures capture.
+ *   Closure     a flat closure: its Proto and the values of its free
+ *               variables, nothing else.  Letrec fills captured slots after
+ *               allocation; a closure is never changed after that.
+ *   PrimInfo    a primitive procedure (static, read-only table).
+ *   Global      a global variable cell; code refers to cells directly, so
+ *               globals are late-bound at the cost of one load.
+ *   Checkpoint  a suspended computation: captured frames and the pending
+ *               application, or the result of a finished one (vm/cont.h).
+ */
+#ifndef VL_OBJECT_H
+#define VL_OBJECT_H
+
+#include <stddef.h>
+#include "vm/value.h"
+#include "vm/opcodes.h"
+#include "parser/ast.h"
+
+typedef struct VladState VladState;
+
+typedef struct Pair {
+    Value car;
+    Value cdr;
+} Pair;
+
+/* One instruction (8 bytes); operands as described in vm/opcodes.h. */
+typedef struct Instr {
+    uint8_t op;     /* an Opcode */
+    uint8_t x;      /* sub-operand: primitive / comparison id, flags */
+    uint16_t a;
+    uint16_t b;
+    uint16_t c;     /* or a signed jump offset (int16_t) */
+} Instr;
+
+/* Flag in Instr.x of inline operations compiled in prelude code: they never
+   defer to a user rebinding of the primitive's name. */
+#define VL_X_PRELUDE 0x80
+
+/* Source line and column of one instruction. */
+typedef struct Loc {
+    int32_t line;
+    int32_t col;
+} Loc;
+
+/* Where a closure's captured value i comes from when OP_CLOSURE runs in
+   the enclosing function. */
+typedef enum CaptureKind {
+    CAP_REG,        /* register 'index' of the enclosing frame */
+    CAP_FREE,       /* captured value 'index' of the enclosing closure */
+    CAP_SELF        /* the enclosing closure itself */
+} CaptureKind;
+
+typedef struct Capture {
+    uint16_t kind;  /* a CaptureKind */
+    uint16_t index;
+} Capture;
+
+/* What a pattern-match instruction reports when it fails. */
+typedef struct MatchInfo {
+    Pattern *pattern;   /* the whole pattern being matched */
+    uint16_t root;      /* register holding the whole value matched */
+} MatchInfo;
+
+/* Special prototypes implemented with control instructions; frames of
+   these are the delimiters of the checkpointing interface. */
+typedef enum ProtoKind {
+    PK_LAMBDA = 0,  /* ordinary compiled code */
+    PK_TOPLEVEL,    /* the thunk of one top-level form */
+    PK_CHECKPOINT,  /* the checkpoint primitive: a limit delimiter */
+    PK_PRIMOPS,     /* the primops primitive: a counting delimiter */
+    PK_RESUME       /* the resume primitive */
+} ProtoKind;
+
+typedef struct Proto {
+    Instr *code;            /* bytecode (atomic GC memory) */
+    Loc *locs;              /* source position per instruction */
+    uint64_t *live;         /* per instruction, 'livewords' words: registers
+                               live after it returns, for call-capable
+                               instructions (others: zero) */
+    Value *consts;          /* constants (scanned) */
+    struct Proto **children;/* prototypes of the lambdas created here */
+    Capture *captures;      /* 'nfree' entries */
+    MatchInfo *matches;     /* pattern descriptions for MATCH* */
+    const char *name;       /* procedure name or NULL */
+    const char *file;       /* source file of every instruction */
+    Pattern *param;         /* the parameter pattern (messages) */
+    SrcPos pos;             /* where the lambda was written */
+    uint32_t ncode;
+    uint32_t nconsts;
+    uint32_t nchildren;
+    uint32_t nmatches;
+    uint16_t nregs;         /* registers used by a frame (incl. temps) */
+    uint16_t nparams;       /* 1, or n > 1 when the pattern is a tuple of
+                               n variables received unboxed in R[0..n-1] */
+    uint16_t nfree;         /* captured values */
+    uint16_t livewords;     /* 64-bit words per liveness entry */
+    uint16_t ctlreg;        /* control prototypes: the register holding
+                               the raw step count of the delimiter */
+    uint8_t kind;           /* a ProtoKind */
+    uint8_t prelude;        /* compiled in the prelude's environment */
+} Proto;
+
+typedef struct Closure {
+    Proto *proto;
+    Value free[];           /* proto->nfree captured values */
+} Closure;
+
+/* A C primitive: 'arity' values are passed (a binary primitive called with
+   one pair argument receives its car and cdr). */
+typedef Value (*PrimFn)(VladState *S, Value *args);
+
+typedef struct PrimInfo {
+    const char *name;
+    PrimFn fn;              /* NULL for control primitives */
+    uint8_t arity;          /* 1, 2 or 3 */
+    int8_t inline_id;       /* id for inline operations, or -1 */
+} PrimInfo;
+
+typedef struct Global {
+    Value value;            /* VT_UNDEF while unbound */
+    Symbol *name;
+    int inline_id;          /* >= 0: the builtin this name may be inlined as */
+    int user;               /* cell of the user environment */
+} Global;
+
+#endif

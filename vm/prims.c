@@ -1,0 +1,387 @@
+/*
+ * vm/prims.c -- the primitive procedures, declared in one table
+ *
+ * Every primitive is a row of 'prim_table': name, C function, arity (how
+ * many values it receives: a binary primitive called with one pair gets
+ * its car and cdr) and its InlineId when the compiler may inline it.
+ * Arithmetic accepts more than two arguments as the spec allows:
+ * (+ a b c) passes a and the pair (b . c), which is folded from the left.
+ * Comparisons likewise chain.  Type errors name the primitive, what it
+ * expected and what it got.
+ */
+#include "config.h"
+#include "vm/prims.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "vm/cont.h"
+#include "vm/except.h"
+#include "vm/print.h"
+
+/* ===== Argument checks ===== */
+
+static VL_NORETURN void type_error(VladState *S, const char *who,
+                                   const char *want, Value got)
+{
+    vl_except_runtime(S, VLAD_ERR_RUNTIME, "%s: expected %s, got %s", who,
+                      want, vl_print_to_string(S, got, 200));
+}
+
+static double real_arg(VladState *S, const char *who, Value v)
+{
+    if (VL_LIKELY(IS_NUM(v)))
+        return v.as.num;
+    if (IS_REAL(v))
+        return vl_value_primal(v);
+    type_error(S, who, "a real", v);
+}
+
+/* ===== Arithmetic ===== */
+
+static const char *const inline_names[IN__COUNT] = {
+    "+", "-", "*", "/", "=", "<", ">", "<=", ">=",
+    "zero?", "positive?", "negative?", "null?", "pair?",
+    "sqrt", "exp", "log", "sin", "cos", "floor",
+    "atan", "expt", "modulo", "car", "cdr"
+};
+
+static double modulo(double a, double b)
+{
+    double r = fmod(a, b);
+    if (r != 0 && ((r < 0) != (b < 0)))
+        r += b;
+    return r;
+}
+
+static double arith2(int id, double a, double b)
+{
+    switch (id) {
+    case IN_ADD: return a + b;
+    case IN_SUB: return a - b;
+    case IN_MUL: return a * b;
+    case IN_DIV: return a / b;
+    case IN_ATAN: return atan2(a, b);
+    case IN_EXPT: return pow(a, b);
+    default: return modulo(a, b);
+    }
+}
+
+Value vl_prims_arith(VladState *S, int id, Value a, Value b)
+{
+    const char *who = inline_names[id];
+    double acc = real_arg(S, who, a);
+    while (IS_PAIR(b)) {
+        acc = arith2(id, acc, real_arg(S, who, AS_PAIR(b)->car));
+        b = AS_PAIR(b)->cdr;
+    }
+    return vl_num(arith2(id, acc, real_arg(S, who, b)));
+}
+
+Value vl_prims_binary(VladState *S, int id, Value a, Value b)
+{
+    const char *who = inline_names[id];
+    return vl_num(arith2(id, real_arg(S, who, a), real_arg(S, who, b)));
+}
+
+static int compare2(int id, double a, double b)
+{
+    switch (id) {
+    case IN_EQ: return a == b;
+    case IN_LT: return a < b;
+    case IN_GT: return a > b;
+    case IN_LE: return a <= b;
+    default: return a >= b;
+    }
+}
+
+int vl_prims_compare(VladState *S, int id, Value a, Value b)
+{
+    const char *who = inline_names[id];
+    double x = real_arg(S, who, a);
+    int ok = 1;
+    while (IS_PAIR(b)) {
+        double y = real_arg(S, who, AS_PAIR(b)->car);
+        ok = ok && compare2(id, x, y);
+        x = y;
+        b = AS_PAIR(b)->cdr;
+    }
+    return ok && compare2(id, x, real_arg(S, who, b));
+}
+
+static double floor_(double x)
+{
+    return floor(x);
+}
+
+double (*const vl_prims_math1[])(double) = {
+    sqrt, exp, log, sin, cos, floor_
+};
+
+int vl_prims_predicate(VladState *S, int id, Value a)
+{
+    switch (id) {
+    case IN_ZEROP: return real_arg(S, "zero?", a) == 0;
+    case IN_POSITIVEP: return real_arg(S, "positive?", a) > 0;
+    case IN_NEGATIVEP: return real_arg(S, "negative?", a) < 0;
+    case IN_NULLP: return IS_NIL(a);
+    default: return IS_PAIR(a);
+    }
+}
+
+Value vl_prims_unary(VladState *S, int id, Value a)
+{
+    if (id >= IN_SQRT && id <= IN_FLOOR)
+        return vl_num(vl_prims_math1[id - IN_SQRT](
+            real_arg(S, inline_names[id], a)));
+    if (id == IN_CAR || id == IN_CDR) {
+        if (!IS_PAIR(a))
+            type_error(S, inline_names[id], "a pair", a);
+        return id == IN_CAR ? AS_PAIR(a)->car : AS_PAIR(a)->cdr;
+    }
+    return vl_bool(vl_prims_predicate(S, id, a));
+}
+
+int vl_prims_inline_arity(int id)
+{
+    if (id <= IN_GE || (id >= IN_ATAN && id <= IN_MODULO))
+        return 2;
+    return 1;
+}
+
+/* ===== Primitive procedures ===== */
+
+#define ARITH_PRIM(cname, id) \
+    static Value cname(VladState *S, Value *args) \
+    { \
+        return vl_prims_arith(S, id, args[0], args[1]); \
+    }
+ARITH_PRIM(p_add, IN_ADD)
+ARITH_PRIM(p_sub, IN_SUB)
+ARITH_PRIM(p_mul, IN_MUL)
+ARITH_PRIM(p_div, IN_DIV)
+#undef ARITH_PRIM
+
+#define BINARY_PRIM(cname, id) \
+    static Value cname(VladState *S, Value *args) \
+    { \
+        return vl_prims_binary(S, id, args[0], args[1]); \
+    }
+BINARY_PRIM(p_atan, IN_ATAN)
+BINARY_PRIM(p_expt, IN_EXPT)
+BINARY_PRIM(p_modulo, IN_MODULO)
+#undef BINARY_PRIM
+
+#define COMPARE_PRIM(cname, id) \
+    static Value cname(VladState *S, Value *args) \
+    { \
+        return vl_bool(vl_prims_compare(S, id, args[0], args[1])); \
+    }
+COMPARE_PRIM(p_eq, IN_EQ)
+COMPARE_PRIM(p_lt, IN_LT)
+COMPARE_PRIM(p_gt, IN_GT)
+COMPARE_PRIM(p_le, IN_LE)
+COMPARE_PRIM(p_ge, IN_GE)
+#undef COMPARE_PRIM
+
+#define UNARY_PRIM(cname, id) \
+    static Value cname(VladState *S, Value *args) \
+    { \
+        return vl_prims_unary(S, id, args[0]); \
+    }
+UNARY_PRIM(p_sqrt, IN_SQRT)
+UNARY_PRIM(p_exp, IN_EXP)
+UNARY_PRIM(p_log, IN_LOG)
+UNARY_PRIM(p_sin, IN_SIN)
+UNARY_PRIM(p_cos, IN_COS)
+UNARY_PRIM(p_floor, IN_FLOOR)
+UNARY_PRIM(p_zerop, IN_ZEROP)
+UNARY_PRIM(p_positivep, IN_POSITIVEP)
+UNARY_PRIM(p_negativep, IN_NEGATIVEP)
+UNARY_PRIM(p_nullp, IN_NULLP)
+UNARY_PRIM(p_pairp, IN_PAIRP)
+#undef UNARY_PRIM
+
+static Value p_booleanp(VladState *S, Value *args)
+{
+    (void)S;
+    return vl_bool(IS_BOOL(args[0]));
+}
+
+static Value p_realp(VladState *S, Value *args)
+{
+    (void)S;
+    return vl_bool(IS_REAL(args[0]));
+}
+
+static Value p_procedurep(VladState *S, Value *args)
+{
+    (void)S;
+    return vl_bool(IS_PROC(args[0]));
+}
+
+static Value p_checkpointp(VladState *S, Value *args)
+{
+    (void)S;
+    return vl_bool(IS_CKPT(args[0]));
+}
+
+static Value p_real(VladState *S, Value *args)
+{
+    if (!IS_REAL(args[0]))
+        type_error(S, "real", "a real", args[0]);
+    return args[0];
+}
+
+static Value p_cons(VladState *S, Value *args)
+{
+    (void)S;
+    Pair *p = vl_gc_alloc(sizeof *p);
+    p->car = args[0];
+    p->cdr = args[1];
+    return vl_obj(VT_PAIR, p);
+}
+
+static Value p_write(VladState *S, Value *args)
+{
+    StrBuf b;
+    vl_buf_init(&b);
+    vl_print_value(S, &b, args[0], 0);
+    vl_buf_add(&b, "\n", 1);
+    vl_state_write(S, b.data, b.len);
+    return args[0];
+}
+
+static Value p_write_real(VladState *S, Value *args)
+{
+    double x = real_arg(S, "write-real", args[0]);
+    StrBuf b;
+    vl_buf_init(&b);
+    vl_print_number(&b, x);
+    vl_buf_add(&b, "\n", 1);
+    vl_state_write(S, b.data, b.len);
+    return args[0];
+}
+
+/* Next byte of input, or -1 at its end. */
+static int input_byte(VladState *S)
+{
+    if (S->in_pos == S->in_len) {
+        if (S->in_eof)
+            return -1;
+        if (S->in_buf == NULL)
+            S->in_buf = vl_gc_alloc_atomic(4096);
+        size_t n;
+        if (S->config.read != NULL) {
+            n = S->config.read(S->config.userdata, S->in_buf, 4096);
+        } else {
+            ssize_t r;
+            do
+                r = read(0, S->in_buf, 4096);
+            while (r < 0 && errno == EINTR);
+            n = r > 0 ? (size_t)r : 0;
+        }
+        if (n == 0) {
+            S->in_eof = 1;
+            return -1;
+        }
+        S->in_pos = 0;
+        S->in_len = n;
+    }
+    return (unsigned char)S->in_buf[S->in_pos++];
+}
+
+static Value p_read_real(VladState *S, Value *args)
+{
+    (void)args;
+    char tok[128];
+    size_t n = 0;
+    int c;
+    do
+        c = input_byte(S);
+    while (c == ' ' || c == '\t' || c == '\n' || c == '\r');
+    if (c < 0)
+        vl_except_runtime(S, VLAD_ERR_RUNTIME,
+                          "read-real: end of input");
+    while (c >= 0 && c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+        if (n + 1 < sizeof tok)
+            tok[n++] = (char)c;
+        c = input_byte(S);
+    }
+    tok[n] = '\0';
+    char *end;
+    double x = strtod(tok, &end);
+    if (n == 0 || *end != '\0')
+        vl_except_runtime(S, VLAD_ERR_RUNTIME,
+                          "read-real: expected a real in the input, got "
+                          "'%s'", tok);
+    return vl_num(x);
+}
+
+static const PrimInfo prim_table[] = {
+    {"+", p_add, 2, IN_ADD},
+    {"-", p_sub, 2, IN_SUB},
+    {"*", p_mul, 2, IN_MUL},
+    {"/", p_div, 2, IN_DIV},
+    {"=", p_eq, 2, IN_EQ},
+    {"<", p_lt, 2, IN_LT},
+    {">", p_gt, 2, IN_GT},
+    {"<=", p_le, 2, IN_LE},
+    {">=", p_ge, 2, IN_GE},
+    {"zero?", p_zerop, 1, IN_ZEROP},
+    {"positive?", p_positivep, 1, IN_POSITIVEP},
+    {"negative?", p_negativep, 1, IN_NEGATIVEP},
+    {"null?", p_nullp, 1, IN_NULLP},
+    {"pair?", p_pairp, 1, IN_PAIRP},
+    {"sqrt", p_sqrt, 1, IN_SQRT},
+    {"exp", p_exp, 1, IN_EXP},
+    {"log", p_log, 1, IN_LOG},
+    {"sin", p_sin, 1, IN_SIN},
+    {"cos", p_cos, 1, IN_COS},
+    {"floor", p_floor, 1, IN_FLOOR},
+    {"atan", p_atan, 2, IN_ATAN},
+    {"expt", p_expt, 2, IN_EXPT},
+    {"modulo", p_modulo, 2, IN_MODULO},
+    {"boolean?", p_booleanp, 1, -1},
+    {"real?", p_realp, 1, -1},
+    {"procedure?", p_procedurep, 1, -1},
+    {"checkpoint?", p_checkpointp, 1, -1},
+    {"real", p_real, 1, -1},
+    {"cons", p_cons, 2, -1},
+    {"write", p_write, 1, -1},
+    {"write-real", p_write_real, 1, -1},
+    {"read-real", p_read_real, 1, -1},
+};
+
+void vl_prims_install(VladState *S)
+{
+    for (size_t k = 0; k < sizeof prim_table / sizeof prim_table[0]; k++) {
+        const PrimInfo *pi = &prim_table[k];
+        Global *g = vl_state_prelude_cell(S,
+                                          vl_symbol_intern_c(S->syms, pi->name));
+        g->value = vl_obj(VT_PRIM, pi);
+        g->inline_id = pi->inline_id;
+        if (pi->inline_id >= 0)
+            S->inline_values[pi->inline_id] = g->value;
+    }
+}
+
+void vl_prims_note_prelude_define(VladState *S, Global *g)
+{
+    for (int id = IN_CAR; id <= IN_CDR; id++)
+        if (strcmp(g->name->name, inline_names[id]) == 0
+            && IS_CLOSURE(g->value)) {
+            g->inline_id = id;
+            S->inline_values[id] = g->value;
+        }
+}
+
+void vl_prims_bind_inline_cells(VladState *S)
+{
+    for (int id = 0; id < IN__COUNT; id++)
+        S->inline_cells[id] = vl_state_user_cell(
+            S, vl_symbol_intern_c(S->syms, inline_names[id]));
+}

@@ -1,0 +1,40 @@
+/*
+ * vm/prims.h -- primitive procedures
+ *
+ * One table (vm/prims.c) declares every primitive: its name, arity, C
+ * implementation and, for those the compiler may inline, its InlineId.
+ * Numeric primitives are defined once, with their value rule; the VM's
+ * inline operations call the same functions on their slow path, so a
+ * primitive behaves identically whether it was inlined or called.
+ */
+#ifndef VL_PRIMS_H
+#define VL_PRIMS_H
+
+#include "vm/state.h"
+
+/* Bind every primitive in the prelude environment and record the builtin
+   value of every inline id. */
+VL_INTERNAL void vl_prims_install(VladState *S);
+
+/* Called after the prelude defines 'g': car and cdr become inlinable. */
+VL_INTERNAL void vl_prims_note_prelude_define(VladState *S, Global *g);
+
+/* Create the user cells of every inlinable name (after the prelude). */
+VL_INTERNAL void vl_prims_bind_inline_cells(VladState *S);
+
+/* Number of arguments an inline id takes (1 or 2). */
+VL_INTERNAL int vl_prims_inline_arity(int id);
+
+/* General paths of the inline operations (any argument kinds; raise on
+   bad ones).  'id' is an InlineId. */
+VL_INTERNAL Value vl_prims_arith(VladState *S, int id, Value a, Value b);
+VL_INTERNAL int vl_prims_compare(VladState *S, int id, Value a, Value b);
+VL_INTERNAL Value vl_prims_unary(VladState *S, int id, Value a);
+VL_INTERNAL Value vl_prims_binary(VladState *S, int id, Value a, Value b);
+VL_INTERNAL int vl_prims_predicate(VladState *S, int id, Value a);
+
+/* Plain-double versions of the unary math primitives IN_SQRT..IN_FLOOR,
+   indexed by id - IN_SQRT. */
+extern VL_INTERNAL double (*const vl_prims_math1[])(double);
+
+#endif

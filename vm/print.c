@@ -1,0 +1,171 @@
+/*
+ * vm/print.c -- printing values (see vm/print.h)
+ *
+ * The printer walks lists iteratively along their cdrs and keeps an
+ * explicit stack for cars, so arbitrarily long or deeply nested data print
+ * without C recursion.
+ */
+#include "config.h"
+#include "vm/print.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "vm/cont.h"
+#include "vm/prims.h"
+
+void vl_buf_init(StrBuf *b)
+{
+    b->cap = 64;
+    b->len = 0;
+    b->data = vl_gc_alloc_atomic(b->cap);
+    b->data[0] = '\0';
+}
+
+void vl_buf_add(StrBuf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t c = b->cap * 2;
+        while (c < b->len + n + 1)
+            c *= 2;
+        char *d = vl_gc_alloc_atomic(c);
+        memcpy(d, b->data, b->len);
+        b->data = d;
+        b->cap = c;
+    }
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
+void vl_buf_adds(StrBuf *b, const char *s)
+{
+    vl_buf_add(b, s, strlen(s));
+}
+
+void vl_print_number(StrBuf *b, double x)
+{
+    char buf[40];
+    if (isnan(x)) {
+        vl_buf_adds(b, "+nan.0");
+        return;
+    }
+    if (isinf(x)) {
+        vl_buf_adds(b, x > 0 ? "+inf.0" : "-inf.0");
+        return;
+    }
+    if (x == floor(x) && fabs(x) < 1e21) {
+        snprintf(buf, sizeof buf, "%.0f", x);
+        if (x == 0 && signbit(x))
+            snprintf(buf, sizeof buf, "-0");
+        vl_buf_adds(b, buf);
+        return;
+    }
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, sizeof buf, "%.*g", prec, x);
+        if (strtod(buf, NULL) == x)
+            break;
+    }
+    vl_buf_adds(b, buf);
+}
+
+/* An explicit stack of pending work for the printer. */
+typedef struct Work {
+    Value v;
+    int kind;               /* 0: print value, 1: list tail, 2: text */
+    const char *text;
+} Work;
+
+void vl_print_value(VladState *S, StrBuf *b, Value v, size_t max)
+{
+    (void)S;
+    size_t cap = 16, n = 0;
+    Work *st = vl_gc_alloc(cap * sizeof(Work));
+    st[n++] = (Work){v, 0, NULL};
+    while (n > 0) {
+        if (max && b->len > max) {
+            b->len = max;
+            b->data[max] = '\0';
+            vl_buf_adds(b, "...");
+            return;
+        }
+        Work w = st[--n];
+        if (n + 4 > cap) {
+            Work *ns = vl_gc_alloc(cap * 2 * sizeof(Work));
+            memcpy(ns, st, n * sizeof(Work));
+            st = ns;
+            cap *= 2;
+        }
+        if (w.kind == 2) {
+            vl_buf_adds(b, w.text);
+            continue;
+        }
+        if (w.kind == 1) {
+            /* 'w.v' is the rest of a list whose previous element was just
+               printed */
+            if (IS_NIL(w.v)) {
+                vl_buf_adds(b, ")");
+            } else if (IS_PAIR(w.v)) {
+                vl_buf_adds(b, " ");
+                st[n++] = (Work){AS_PAIR(w.v)->cdr, 1, NULL};
+                st[n++] = (Work){AS_PAIR(w.v)->car, 0, NULL};
+            } else {
+                vl_buf_adds(b, " . ");
+                st[n++] = (Work){NIL_VAL, 2, ")"};
+                st[n++] = (Work){w.v, 0, NULL};
+            }
+            continue;
+        }
+        Value x = w.v;
+        switch ((ValueTag)x.tag) {
+        case VT_NUM:
+        case VT_DUAL:
+        case VT_TAPE:
+            vl_print_number(b, vl_value_primal(x));
+            break;
+        case VT_BOOL:
+            vl_buf_adds(b, x.as.boolean ? "#t" : "#f");
+            break;
+        case VT_NIL:
+            vl_buf_adds(b, "()");
+            break;
+        case VT_PAIR:
+            vl_buf_adds(b, "(");
+            st[n++] = (Work){AS_PAIR(x)->cdr, 1, NULL};
+            st[n++] = (Work){AS_PAIR(x)->car, 0, NULL};
+            break;
+        case VT_CLOSURE: {
+            const char *nm = AS_CLOSURE(x)->proto->name;
+            vl_buf_adds(b, "#<procedure");
+            if (nm) {
+                vl_buf_adds(b, " ");
+                vl_buf_adds(b, nm);
+            }
+            vl_buf_adds(b, ">");
+            break;
+        }
+        case VT_PRIM:
+            vl_buf_adds(b, "#<procedure ");
+            vl_buf_adds(b, AS_PRIM(x)->name);
+            vl_buf_adds(b, ">");
+            break;
+        case VT_CKPT:
+            vl_buf_adds(b, AS_CKPT(x)->finished ? "#<checkpoint finished>"
+                                                 : "#<checkpoint>");
+            break;
+        case VT_UNDEF:
+        case VT_RAW:
+            vl_buf_adds(b, "#<internal>");
+            break;
+        }
+    }
+}
+
+char *vl_print_to_string(VladState *S, Value v, size_t max)
+{
+    StrBuf b;
+    vl_buf_init(&b);
+    vl_print_value(S, &b, v, max);
+    return b.data;
+}

@@ -1,0 +1,35 @@
+/*
+ * vm/print.h -- printing values as VLAD writes them
+ *
+ * Reals in the shortest form that reads back to the same double (integral
+ * values without a decimal point), +inf.0 -inf.0 +nan.0, #t #f (), lists
+ * with a dot before an improper tail, #<procedure NAME>, #<checkpoint>.
+ * Reals under differentiation print as their primal value.
+ */
+#ifndef VL_PRINT_H
+#define VL_PRINT_H
+
+#include <stddef.h>
+#include "vm/state.h"
+
+/* A growable byte buffer in GC memory. */
+typedef struct StrBuf {
+    char *data;
+    size_t len, cap;
+} StrBuf;
+
+VL_INTERNAL void vl_buf_init(StrBuf *b);
+VL_INTERNAL void vl_buf_add(StrBuf *b, const char *s, size_t n);
+VL_INTERNAL void vl_buf_adds(StrBuf *b, const char *s);
+
+/* Append the shortest round-trip text of 'x'. */
+VL_INTERNAL void vl_print_number(StrBuf *b, double x);
+
+/* Append the printed form of 'v'; output past 'max' bytes (0: no limit)
+   is cut and ends with "...". */
+VL_INTERNAL void vl_print_value(VladState *S, StrBuf *b, Value v, size_t max);
+
+/* The printed form as a GC string (for messages). */
+VL_INTERNAL char *vl_print_to_string(VladState *S, Value v, size_t max);
+
+#endif

@@ -1,0 +1,95 @@
+/*
+ * vm/state.c -- global cells and output of a VladState
+ *
+ * Cells are found by symbol id in two arrays (prelude and user
+ * environments) that grow with the symbol table.  A user cell starts as a
+ * copy of the prelude cell of the same name (see vm/state.h).  Output is
+ * buffered here and handed to the host's write callback.
+ */
+#include "config.h"
+#include "vm/state.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void ensure_cells(VladState *S, uint32_t id)
+{
+    if (id < S->ncells)
+        return;
+    uint32_t n = S->ncells ? S->ncells : 256;
+    while (n <= id)
+        n *= 2;
+    Global **p = vl_gc_alloc(n * sizeof(Global *));
+    Global **u = vl_gc_alloc(n * sizeof(Global *));
+    if (S->ncells) {
+        memcpy(p, S->prelude_cells, S->ncells * sizeof(Global *));
+        memcpy(u, S->user_cells, S->ncells * sizeof(Global *));
+    }
+    S->prelude_cells = p;
+    S->user_cells = u;
+    S->ncells = n;
+}
+
+Global *vl_state_prelude_cell(VladState *S, Symbol *name)
+{
+    ensure_cells(S, name->id);
+    Global *g = S->prelude_cells[name->id];
+    if (g == NULL) {
+        g = vl_gc_alloc(sizeof *g);
+        g->value = UNDEF_VAL;
+        g->name = name;
+        g->inline_id = -1;
+        S->prelude_cells[name->id] = g;
+    }
+    return g;
+}
+
+Global *vl_state_user_cell(VladState *S, Symbol *name)
+{
+    ensure_cells(S, name->id);
+    Global *g = S->user_cells[name->id];
+    if (g == NULL) {
+        g = vl_gc_alloc(sizeof *g);
+        g->name = name;
+        g->user = 1;
+        Global *p = S->prelude_cells[name->id];
+        g->value = p ? p->value : UNDEF_VAL;
+        g->inline_id = p ? p->inline_id : -1;
+        S->user_cells[name->id] = g;
+    }
+    return g;
+}
+
+void vl_state_flush(VladState *S)
+{
+    if (S->nout == 0)
+        return;
+    if (S->config.write != NULL) {
+        S->config.write(S->config.userdata, S->out, S->nout);
+    } else {
+        fwrite(S->out, 1, S->nout, stdout);
+        fflush(stdout);
+    }
+    S->nout = 0;
+}
+
+void vl_state_write(VladState *S, const char *text, size_t len)
+{
+    if (S->out == NULL) {
+        S->out_cap = 8192;
+        S->out = vl_gc_alloc_atomic(S->out_cap);
+    }
+    if (S->nout + len > S->out_cap)
+        vl_state_flush(S);
+    if (len > S->out_cap) {
+        if (S->config.write != NULL) {
+            S->config.write(S->config.userdata, text, len);
+        } else {
+            fwrite(text, 1, len, stdout);
+            fflush(stdout);
+        }
+        return;
+    }
+    memcpy(S->out + S->nout, text, len);
+    S->nout += len;
+}

@@ -1,0 +1,120 @@
+/*
+ * vm/state.h -- VladState: everything one interpreter owns
+ *
+ * There is no global mutable state in libvlad: the symbol table, both
+ * global environments, the continuation stack, the step counter and its
+ * limits, the error record and the output buffer all live here, so a host
+ * may run several independent states (Boehm's heap is the one shared thing).
+ *
+ * Environments.  Builtins and the prelude live in the prelude environment;
+ * user code (scripts, REPL, host) in the user environment.  A user cell is
+ * created on first mention and starts with the prelude's value of the same
+ * name, so user definitions shadow the prelude without changing what the
+ * prelude's own code calls.
+ *
+ * Steps.  'steps' is the number of steps taken since the state was opened.
+ * While the VM runs it keeps a down-counter 'fuel' in a register; the true
+ * count is then 'fuel_anchor - fuel'.  'fuel_anchor' is the next step count
+ * at which something must happen: the earliest limit deadline, or the next
+ * poll of the interrupt flag.  Limits (the 'checkpoint' primitive, the
+ * top-level step limit) form a stack that follows the continuation stack.
+ */
+#ifndef VL_STATE_H
+#define VL_STATE_H
+
+#include <setjmp.h>
+#include <signal.h>
+#include <stddef.h>
+#include "vm/object.h"
+#include "include/vlad.h"
+
+/* One active step limit. */
+typedef struct Limit {
+    int64_t deadline;       /* absolute step count at which it fires */
+    int64_t min_deadline;   /* min of deadlines of this and all below */
+    size_t frame;           /* stack index of the delimiter frame's base;
+                               SIZE_MAX for the top-level limit */
+} Limit;
+
+/* A protected call in progress (vm/except.c). */
+typedef struct Protect {
+    jmp_buf jb;
+    struct Protect *prev;
+} Protect;
+
+/* Inline primitives: the ids shared by Global.inline_id, PrimInfo.inline_id,
+   the shadow mask and Instr.x of PRIM1/PRIM2/JPRIM1/CMP. */
+typedef enum InlineId {
+    IN_ADD, IN_SUB, IN_MUL, IN_DIV,
+    IN_EQ, IN_LT, IN_GT, IN_LE, IN_GE,
+    IN_ZEROP, IN_POSITIVEP, IN_NEGATIVEP, IN_NULLP, IN_PAIRP,
+    IN_SQRT, IN_EXP, IN_LOG, IN_SIN, IN_COS, IN_FLOOR,
+    IN_ATAN, IN_EXPT, IN_MODULO,
+    IN_CAR, IN_CDR,
+    IN__COUNT
+} InlineId;
+
+struct VladState {
+    VlSymtab *syms;                 /* interned names */
+
+    Global **prelude_cells;         /* by symbol id; NULL if absent */
+    Global **user_cells;            /* by symbol id; NULL if absent */
+    uint32_t ncells;                /* capacity of both arrays */
+    uint64_t shadowed;              /* bit i: user rebound inline prim i */
+    Value inline_values[IN__COUNT]; /* the builtin value of each inline id */
+    Global *inline_cells[IN__COUNT];/* the user cell of each inline name */
+
+    Value *stack;                   /* continuation stack (GC, scanned) */
+    size_t stack_top;               /* first slot free for a new entry */
+    size_t stack_size;              /* slots allocated */
+    size_t max_stack;               /* largest size allowed */
+
+    int64_t steps;                  /* steps taken (valid outside the VM) */
+    int64_t fuel_anchor;            /* see header comment */
+    Limit *limits;                  /* active limits, innermost last */
+    size_t nlimits, limits_cap;
+    int64_t step_limit;             /* per top-level evaluation; 0: none */
+    volatile sig_atomic_t interrupt;/* set asynchronously by vlad_interrupt */
+
+    Proto *control[8];              /* prototypes of control primitives */
+    Value resume_value;             /* the resume primitive (a closure) */
+
+    Protect *protect;               /* innermost protected call */
+    VladError err;                  /* last error (strings in GC memory) */
+    int in_prelude;                 /* compiling the prelude */
+
+    VladConfig config;              /* copy of the host's configuration */
+    char **include_dirs;            /* -I directories (GC) */
+    size_t ninclude_dirs;
+    const char **include_stack;     /* files being included (cycles) */
+    size_t ninclude_stack, include_stack_cap;
+
+    char *in_buf;                   /* read-real's input buffer */
+    size_t in_pos, in_len;          /* unread bytes: in_buf[in_pos..len) */
+    int in_eof;                     /* the input has ended */
+
+    char *out;                      /* output buffer */
+    size_t nout, out_cap;
+
+    /* statistics of the last top-level evaluation and of the state */
+    int64_t last_steps;
+    double last_seconds;
+    size_t peak_stack;              /* deepest stack used, in slots */
+
+    /* position of the running VM, published before anything may raise */
+    Value *vm_base;                 /* base of the running frame */
+    Closure *vm_cl;                 /* its closure */
+    const Instr *vm_ip;             /* next instruction of that frame */
+    int vm_running;                 /* vm_base/vm_ip are meaningful */
+};
+
+/* Find or create the cell of 'name' in the user (or prelude) environment. */
+VL_INTERNAL Global *vl_state_user_cell(VladState *S, Symbol *name);
+VL_INTERNAL Global *vl_state_prelude_cell(VladState *S, Symbol *name);
+
+/* Output through the host's write callback (buffered; flushed at the end
+   of each top-level form and before errors are reported). */
+VL_INTERNAL void vl_state_write(VladState *S, const char *text, size_t len);
+VL_INTERNAL void vl_state_flush(VladState *S);
+
+#endif

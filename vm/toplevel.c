@@ -1,0 +1,281 @@
+/*
+ * vm/toplevel.c -- running programs: the top level, include, the prelude
+ *
+ * A program is read whole (so a syntax error anywhere is reported before
+ * anything runs), then its forms are expanded, compiled and run one by one
+ * in order, as at a Scheme top level: a definition binds its global when
+ * reached, an expression's value is printed when the state echoes results.
+ * (include "name") processes another file's forms in place; the file is
+ * searched in the including file's directory, then in the -I directories,
+ * then in the directories of $VLAD_PATH, then in the installed library
+ * directory.  Including a file that is being included is an error.
+ */
+#include "config.h"
+#include "vm/toplevel.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "parser/expand.h"
+#include "parser/read.h"
+#include "vm/compile.h"
+#include "vm/cont.h"
+#include "vm/except.h"
+#include "vm/prims.h"
+#include "vm/print.h"
+#include "vm/vm.h"
+
+#ifndef VLAD_LIBDIR
+#define VLAD_LIBDIR "/usr/local/share/vlad"
+#endif
+
+/* ===== Files ===== */
+
+/* Read a whole file into GC memory; NULL (errno set) on failure. */
+char *vl_toplevel_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    size_t cap = 8192, n = 0;
+    char *buf = vl_gc_alloc_atomic(cap + 1);
+    for (;;) {
+        size_t r = fread(buf + n, 1, cap - n, f);
+        n += r;
+        if (n < cap) {
+            if (ferror(f)) {
+                int e = errno;
+                fclose(f);
+                errno = e ? e : EIO;
+                return NULL;
+            }
+            break;
+        }
+        char *nb = vl_gc_alloc_atomic(cap * 2 + 1);
+        memcpy(nb, buf, n);
+        buf = nb;
+        cap *= 2;
+    }
+    fclose(f);
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+static int file_exists(const char *path)
+{
+    return access(path, R_OK) == 0;
+}
+
+static char *dir_of(const char *file)
+{
+    const char *slash = strrchr(file, '/');
+    if (slash == NULL)
+        return vl_gc_strdup(".");
+    if (slash == file)
+        return vl_gc_strdup("/");
+    return vl_gc_strndup(file, (size_t)(slash - file));
+}
+
+static char *join(const char *dir, const char *name)
+{
+    if (name[0] == '/')
+        return vl_gc_strdup(name);
+    return vl_except_format("%s/%s", dir, name);
+}
+
+/* Where 'name' (included from 'from') is, or NULL. */
+static char *find_include(VladState *S, const char *from, const char *name)
+{
+    size_t n = strlen(name);
+    const char *fname = name;
+    if (n < 5 || strcmp(name + n - 5, ".vlad") != 0)
+        fname = vl_except_format("%s.vlad", name);
+    if (fname[0] == '/')
+        return file_exists(fname) ? vl_gc_strdup(fname) : NULL;
+    int real_file = from != NULL && from[0] != '<';
+    char *p = join(real_file ? dir_of(from) : ".", fname);
+    if (file_exists(p))
+        return p;
+    for (size_t k = 0; k < S->ninclude_dirs; k++) {
+        p = join(S->include_dirs[k], fname);
+        if (file_exists(p))
+            return p;
+    }
+    const char *env = getenv("VLAD_PATH");
+    if (env != NULL && env[0] != '\0') {
+        const char *s = env;
+        while (*s) {
+            const char *e = strchr(s, ':');
+            size_t len = e ? (size_t)(e - s) : strlen(s);
+            if (len > 0) {
+                p = join(vl_gc_strndup(s, len), fname);
+                if (file_exists(p))
+                    return p;
+            }
+            s += len + (e != NULL);
+        }
+    }
+    p = join(VLAD_LIBDIR, fname);
+    if (file_exists(p))
+        return p;
+    return NULL;
+}
+
+/* ===== Running forms ===== */
+
+typedef struct RunCtx {
+    const char *src;
+    size_t len;
+    const char *name;
+    int prelude;
+    Value last;
+} RunCtx;
+
+static void run_text(VladState *S, RunCtx *ctx);
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void include_file(VladState *S, const TopForm *f, RunCtx *outer)
+{
+    char *path = find_include(S, f->pos.file, f->include_name);
+    if (path == NULL)
+        vl_except_at(S, VLAD_ERR_IO, f->pos,
+                     "include: cannot find '%s' (searched the including "
+                     "file's directory, -I directories, VLAD_PATH and %s)",
+                     f->include_name, VLAD_LIBDIR);
+    char real[PATH_MAX];
+    const char *key = realpath(path, real) ? real : path;
+    for (size_t k = 0; k < S->ninclude_stack; k++)
+        if (strcmp(S->include_stack[k], key) == 0)
+            vl_except_at(S, VLAD_ERR_SYNTAX, f->pos,
+                         "include: cycle: '%s' is already being included",
+                         path);
+    size_t len;
+    char *src = vl_toplevel_read_file(path, &len);
+    if (src == NULL)
+        vl_except_at(S, VLAD_ERR_IO, f->pos, "include: cannot read '%s': %s",
+                     path, strerror(errno));
+    if (S->ninclude_stack == S->include_stack_cap) {
+        size_t n = S->include_stack_cap ? S->include_stack_cap * 2 : 8;
+        const char **st = vl_gc_alloc(n * sizeof(char *));
+        if (S->ninclude_stack)
+            memcpy(st, S->include_stack, S->ninclude_stack * sizeof(char *));
+        S->include_stack = st;
+        S->include_stack_cap = n;
+    }
+    S->include_stack[S->ninclude_stack++] = vl_gc_strdup(key);
+    RunCtx ctx = {src, len, path, outer->prelude, NIL_VAL};
+    run_text(S, &ctx);
+    S->ninclude_stack--;
+    outer->last = ctx.last;
+}
+
+static void report_diags(VladState *S, VlReadStatus st, VlDiag *d)
+{
+    /* the first diagnostic is the error; later ones join its message */
+    StrBuf more;
+    vl_buf_init(&more);
+    for (VlDiag *x = d->next; x != NULL; x = x->next) {
+        char buf[64];
+        vl_buf_adds(&more, "\n");
+        vl_buf_adds(&more, x->pos.file ? x->pos.file : "");
+        snprintf(buf, sizeof buf, ":%d:%d: error: ", x->pos.line, x->pos.col);
+        vl_buf_adds(&more, buf);
+        vl_buf_adds(&more, x->message);
+    }
+    vl_except_at(S, st == VL_READ_INCOMPLETE ? VLAD_ERR_INCOMPLETE
+                                             : VLAD_ERR_SYNTAX,
+                 d->pos, "%s%s", d->message, more.data);
+}
+
+static void run_form(VladState *S, const TopForm *f, RunCtx *ctx)
+{
+    Proto *p = vl_compile_toplevel(S, f, ctx->prelude);
+    Closure *thunk = vl_gc_alloc(sizeof *thunk);
+    thunk->proto = p;
+    S->nlimits = 0;
+    S->stack_top = 0;
+    int64_t start = S->steps;
+    if (S->step_limit > 0 && !ctx->prelude)
+        vl_cont_push_limit(S, S->steps + S->step_limit, SIZE_MAX);
+    S->fuel_anchor = vl_cont_anchor(S, S->steps);
+    double t0 = now_seconds();
+    Value v = vl_vm_apply(S, vl_obj(VT_CLOSURE, thunk), NIL_VAL);
+    S->last_seconds += now_seconds() - t0;
+    S->last_steps += S->steps - start;
+    S->nlimits = 0;
+    if (f->kind == TOP_DEFINE) {
+        if (ctx->prelude)
+            vl_prims_note_prelude_define(S,
+                                         vl_state_prelude_cell(S, f->name));
+        return;
+    }
+    ctx->last = v;
+    if (S->config.echo_results) {
+        StrBuf b;
+        vl_buf_init(&b);
+        vl_print_value(S, &b, v, 0);
+        vl_buf_add(&b, "\n", 1);
+        vl_state_write(S, b.data, b.len);
+    }
+    vl_state_flush(S);
+}
+
+static void run_text(VladState *S, RunCtx *ctx)
+{
+    Datum *forms;
+    VlDiag *diags = NULL;
+    VlReadStatus st = vl_read_string(S->syms, ctx->src, ctx->len, ctx->name,
+                                     &forms, &diags);
+    if (st != VL_READ_OK)
+        report_diags(S, st, diags);
+    for (Datum *d = forms; d->kind == D_PAIR; d = d->u.pair.cdr) {
+        TopForm f;
+        VlDiag *diag = NULL;
+        if (vl_expand_toplevel(S->syms, d->u.pair.car, &f, &diag)
+            != VL_EXPAND_OK)
+            vl_except_at(S, VLAD_ERR_SYNTAX, diag->pos, "%s", diag->message);
+        if (f.kind == TOP_INCLUDE)
+            include_file(S, &f, ctx);
+        else
+            run_form(S, &f, ctx);
+    }
+}
+
+typedef struct EvalJob {
+    RunCtx ctx;
+} EvalJob;
+
+static void eval_job(VladState *S, void *ud)
+{
+    EvalJob *job = ud;
+    run_text(S, &job->ctx);
+}
+
+VladStatus vl_toplevel_eval(VladState *S, const char *src, size_t len,
+                            const char *name, int prelude, Value *out)
+{
+    EvalJob job = {{src, len, vl_gc_strdup(name), prelude, NIL_VAL}};
+    S->last_steps = 0;
+    S->last_seconds = 0;
+    S->err.status = VLAD_OK;
+    S->ninclude_stack = 0;
+    VladStatus st = vl_except_protect(S, eval_job, &job);
+    S->vm_running = 0;
+    S->nlimits = 0;
+    S->stack_top = 0;
+    vl_state_flush(S);
+    if (out != NULL)
+        *out = st == VLAD_OK ? job.ctx.last : NIL_VAL;
+    return st;
+}

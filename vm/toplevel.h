@@ -1,0 +1,20 @@
+/*
+ * vm/toplevel.h -- evaluating program text form by form
+ */
+#ifndef VL_TOPLEVEL_H
+#define VL_TOPLEVEL_H
+
+#include "vm/state.h"
+
+/* Read, expand, compile and run every form of 'src' ('len' bytes, named
+   'name' in messages) in the user environment, or in the prelude's when
+   'prelude' is set.  Never raises: returns the status, with S->err set on
+   failure.  '*out' receives the last expression's value. */
+VL_INTERNAL VladStatus vl_toplevel_eval(VladState *S, const char *src,
+                                        size_t len, const char *name,
+                                        int prelude, Value *out);
+
+/* A whole file in GC memory (NUL-terminated), or NULL with errno set. */
+VL_INTERNAL char *vl_toplevel_read_file(const char *path, size_t *len);
+
+#endif

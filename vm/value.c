@@ -1,0 +1,52 @@
+/*
+ * vm/value.c -- operations on any value: equality, primal, kind names
+ */
+#include "config.h"
+#include "vm/value.h"
+
+#include "vm/object.h"
+
+double vl_value_primal(Value v)
+{
+    /* dual numbers and tape nodes keep their primal first (vm/ad.h) */
+    while (v.tag == VT_DUAL || v.tag == VT_TAPE)
+        v = *(const Value *)v.as.obj;
+    return v.as.num;
+}
+
+int vl_value_equal(Value a, Value b)
+{
+    for (;;) {
+        if (IS_REAL(a) && IS_REAL(b))
+            return vl_value_primal(a) == vl_value_primal(b);
+        if (a.tag != b.tag)
+            return 0;
+        switch ((ValueTag)a.tag) {
+        case VT_NIL:
+            return 1;
+        case VT_BOOL:
+            return a.as.boolean == b.as.boolean;
+        case VT_PAIR:
+            if (!vl_value_equal(AS_PAIR(a)->car, AS_PAIR(b)->car))
+                return 0;
+            a = AS_PAIR(a)->cdr;
+            b = AS_PAIR(b)->cdr;
+            continue;
+        default:
+            return a.as.ptr == b.as.ptr;
+        }
+    }
+}
+
+const char *vl_value_kind(Value v)
+{
+    switch ((ValueTag)v.tag) {
+    case VT_NUM: case VT_DUAL: case VT_TAPE: return "real";
+    case VT_BOOL: return "boolean";
+    case VT_NIL: return "empty list";
+    case VT_PAIR: return "pair";
+    case VT_CLOSURE: case VT_PRIM: return "procedure";
+    case VT_CKPT: return "checkpoint";
+    default: return "internal value";
+    }
+}

@@ -1,0 +1,133 @@
+/*
+ * vm/value.h -- the representation of VLAD values
+ *
+ * A Value is a 16-byte tagged struct (Lua's TValue shape):
+ *
+ *     0        4        8                16
+ *     +--------+--------+----------------+
+ *     |  tag   |  aux   |  payload       |
+ *     +--------+--------+----------------+
+ *
+ * 'tag' says what the value is; 'payload' is an unboxed double (VT_NUM), a
+ * boolean, or a RAW pointer to a GC object.  Pointers are stored as plain
+ * addresses, never with tag bits, because Boehm only recognises raw
+ * addresses (see ../shared/design/architecture.md, Values).  Because the tag
+ * lives in the value, heap objects need no header: a pair is exactly two
+ * Values.  'aux' is free for internal uses (frame headers keep a distance
+ * there) and is ignored by every user-visible operation.
+ *
+ * Reals are unboxed: arithmetic on plain reals allocates nothing.  Under
+ * differentiation a real may also be a dual number (forward mode) or a tape
+ * node (reverse mode); IS_REAL accepts all three.
+ *
+ * Internal tags (never seen by VLAD code): VT_UNDEF marks an unbound global
+ * or a dead register; VT_RAW carries a raw machine word (frame headers,
+ * step counts kept in delimiter frames, pointers to compiler data).
+ */
+#ifndef VL_VALUE_H
+#define VL_VALUE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "vm/features.h"
+#include "vm/gc.h"
+
+typedef enum ValueTag {
+    VT_UNDEF = 0,   /* internal: unbound / dead slot */
+    VT_NIL,         /* the empty list */
+    VT_BOOL,        /* #t / #f in as.boolean */
+    VT_NUM,         /* plain real in as.num */
+    VT_PAIR,        /* as.obj -> Pair */
+    VT_CLOSURE,     /* as.obj -> Closure */
+    VT_PRIM,        /* as.ptr -> const PrimInfo (static table) */
+    VT_CKPT,        /* as.obj -> Checkpoint */
+    VT_DUAL,        /* as.obj -> Dual (forward-mode real) */
+    VT_TAPE,        /* as.obj -> TapeNode (reverse-mode real) */
+    VT_RAW          /* internal: as.i / as.ptr raw word */
+} ValueTag;
+
+typedef struct Value {
+    uint32_t tag;   /* a ValueTag */
+    uint32_t aux;   /* internal annotation; 0 in user values */
+    union {
+        double num;
+        int boolean;
+        void *obj;
+        const void *ptr;
+        int64_t i;
+    } as;
+} Value;
+
+#define IS_UNDEF(v) ((v).tag == VT_UNDEF)
+#define IS_NIL(v) ((v).tag == VT_NIL)
+#define IS_BOOL(v) ((v).tag == VT_BOOL)
+#define IS_NUM(v) ((v).tag == VT_NUM)
+#define IS_PAIR(v) ((v).tag == VT_PAIR)
+#define IS_CLOSURE(v) ((v).tag == VT_CLOSURE)
+#define IS_PRIM(v) ((v).tag == VT_PRIM)
+#define IS_CKPT(v) ((v).tag == VT_CKPT)
+#define IS_REAL(v) ((v).tag == VT_NUM || (v).tag == VT_DUAL \
+                    || (v).tag == VT_TAPE)
+#define IS_PROC(v) ((v).tag == VT_CLOSURE || (v).tag == VT_PRIM)
+#define IS_FALSE(v) ((v).tag == VT_BOOL && !(v).as.boolean)
+#define IS_TRUE(v) (!IS_FALSE(v))
+
+#define AS_NUM(v) ((v).as.num)
+#define AS_PAIR(v) ((Pair *)(v).as.obj)
+#define AS_CLOSURE(v) ((Closure *)(v).as.obj)
+#define AS_PRIM(v) ((const PrimInfo *)(v).as.ptr)
+#define AS_CKPT(v) ((Checkpoint *)(v).as.obj)
+
+static inline Value vl_num(double x)
+{
+    Value v;
+    v.tag = VT_NUM;
+    v.aux = 0;
+    v.as.num = x;
+    return v;
+}
+
+static inline Value vl_bool(bool b)
+{
+    Value v;
+    v.tag = VT_BOOL;
+    v.aux = 0;
+    v.as.i = 0;
+    v.as.boolean = b;
+    return v;
+}
+
+static inline Value vl_obj(ValueTag tag, const void *p)
+{
+    Value v;
+    v.tag = tag;
+    v.aux = 0;
+    v.as.ptr = p;
+    return v;
+}
+
+static inline Value vl_raw(int64_t i)
+{
+    Value v;
+    v.tag = VT_RAW;
+    v.aux = 0;
+    v.as.i = i;
+    return v;
+}
+
+/* equal? on constants in patterns: reals by primal value, booleans, the
+   empty list, pairs structurally (iterative along cdrs). */
+VL_INTERNAL int vl_value_equal(Value a, Value b);
+
+/* The primal double of a real (plain, dual or tape node). */
+VL_INTERNAL double vl_value_primal(Value v);
+
+/* A short name of the kind of 'v' for messages ("real", "pair", ...). */
+VL_INTERNAL const char *vl_value_kind(Value v);
+
+#define NIL_VAL ((Value){VT_NIL, 0, {.i = 0}})
+#define UNDEF_VAL ((Value){VT_UNDEF, 0, {.i = 0}})
+#define TRUE_VAL ((Value){VT_BOOL, 0, {.boolean = 1}})
+#define FALSE_VAL ((Value){VT_BOOL, 0, {.boolean = 0}})
+
+#endif

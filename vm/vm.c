@@ -1,0 +1,719 @@
+/*
+ * vm/vm.c -- the dispatch loop: calls, returns, steps, inline primitives
+ *
+ * The continuation is VM data, never the C stack: a VLAD call pushes a
+ * frame on S->stack and jumps; a return pops it and jumps back.  No VLAD
+ * call recurses in C, so any step can capture the whole continuation.
+ *
+ * Frame layout (stack slots are Values):
+ *
+ *     base[-2]  header: VT_RAW, as.ptr = return address (the instruction
+ *               after the call in the caller), aux = distance from the
+ *               caller's base to this base
+ *     base[-1]  the running closure
+ *     base[0..] registers (arguments first)
+ *
+ * A call block built by the caller at register a is [header, callee,
+ * args...], so the callee's base is the caller's base + a + 2.  A return
+ * delivers its value to register 'a' of the instruction before the return
+ * address (or, for an inline comparison that called a user procedure,
+ * turns it into that instruction's branch).  Tail calls move the callee
+ * and its arguments down over the running frame and keep its header.
+ *
+ * Steps.  One step is one application performed by the generic call path
+ * (CALL, TAILCALL, and the calls an inline operation makes when its
+ * primitive has been rebound): the step is counted when the application
+ * starts, before the callee runs.  The check is one decrement and one
+ * predictable branch on a register ('fuel'); when it reaches zero the slow
+ * path decides whether a limit fired, the host asked for an interrupt, or
+ * only the poll quantum ran out.
+ *
+ * Arguments.  (f a b c) passes three values; a callee whose pattern is a
+ * tuple of three variables receives them unboxed in R[0..2].  Otherwise
+ * the values are consed into the tuple and/or destructured so that every
+ * procedure sees exactly the one-argument semantics of the language.
+ */
+#include "config.h"
+#include "vm/vm.h"
+
+#include <string.h>
+#include "vm/cont.h"
+#include "vm/except.h"
+#include "vm/prims.h"
+#include "vm/compile.h"
+#include "vm/print.h"
+
+#define SLACK 8             /* slots above nregs always available */
+#define BIT(id) ((uint64_t)1 << (id))
+
+/* ===== Argument adaptation ===== */
+
+static Value make_tuple(Value *args, int n)
+{
+    Value t = args[n - 1];
+    for (int i = n - 2; i >= 0; i--) {
+        Pair *p = vl_gc_alloc(sizeof *p);
+        p->car = args[i];
+        p->cdr = t;
+        t = vl_obj(VT_PAIR, p);
+    }
+    return t;
+}
+
+static const char *proc_name(Value fn)
+{
+    if (IS_PRIM(fn))
+        return AS_PRIM(fn)->name;
+    if (IS_CLOSURE(fn) && AS_CLOSURE(fn)->proto->name)
+        return AS_CLOSURE(fn)->proto->name;
+    return "#<procedure>";
+}
+
+/* Make the 'nargs' values at 'args' into the 'want' values the callee
+   expects (see the header comment).  Raises if the argument does not
+   have the shape of a 'want'-tuple. */
+static void adapt_args(VladState *S, Value fn, Value *args, int nargs,
+                       int want)
+{
+    if (nargs > 1)
+        args[0] = make_tuple(args, nargs);
+    if (want == 1)
+        return;
+    Value whole = args[0];
+    Value v = whole;
+    for (int i = 0; i < want - 1; i++) {
+        if (!IS_PAIR(v)) {
+            if (IS_CLOSURE(fn)) {
+                Proto *p = AS_CLOSURE(fn)->proto;
+                vl_except_runtime(S, VLAD_ERR_RUNTIME,
+                                  "%s: argument %s does not match pattern "
+                                  "%s", proc_name(fn),
+                                  vl_print_to_string(S, whole, 200),
+                                  p->param
+                                  ? vl_datum_to_string(p->param->source, 200)
+                                  : "?");
+            }
+            vl_except_runtime(S, VLAD_ERR_RUNTIME,
+                              "%s: expected %d arguments, got %s",
+                              proc_name(fn), want,
+                              vl_print_to_string(S, whole, 200));
+        }
+        args[i] = AS_PAIR(v)->car;
+        v = AS_PAIR(v)->cdr;
+    }
+    args[want - 1] = v;
+}
+
+/* ===== Pattern errors ===== */
+
+static VL_NORETURN void pattern_error(VladState *S, const Proto *p,
+                                      int minfo, Value whole)
+{
+    const MatchInfo *m = &p->matches[minfo];
+    vl_except_runtime(S, VLAD_ERR_RUNTIME,
+                      "%s does not match pattern %s",
+                      vl_print_to_string(S, whole, 200),
+                      vl_datum_to_string(m->pattern->source, 200));
+}
+
+/* ===== Stack ===== */
+
+void vl_cont_ensure(VladState *S, Value **base, size_t need)
+{
+    size_t off = (size_t)(*base - S->stack);
+    if (off + need <= S->stack_size)
+        return;
+    size_t n = S->stack_size ? S->stack_size : 1024;
+    while (n < off + need)
+        n *= 2;
+    if (n > S->max_stack) {
+        if (off + need > S->max_stack)
+            vl_except_runtime(S, VLAD_ERR_MEMORY,
+                              "stack overflow: the continuation needs more "
+                              "than %zu slots (recursion too deep)",
+                              S->max_stack);
+        n = S->max_stack;
+    }
+    Value *ns = vl_gc_alloc(n * sizeof(Value));
+    if (S->stack != NULL) {
+        memcpy(ns, S->stack, S->stack_size * sizeof(Value));
+        vl_gc_free(S->stack);
+    }
+    S->stack = ns;
+    S->stack_size = n;
+    *base = ns + off;
+}
+
+/* ===== The loop ===== */
+
+static Value execute(VladState *S, Value *base, const Instr *ip);
+
+Value vl_vm_apply(VladState *S, Value fn, Value arg)
+{
+    Value *base = S->stack + S->stack_top;
+    vl_cont_ensure(S, &base, 2 + 3 + SLACK);
+    base += 2;
+    base[-2] = vl_raw(0);
+    base[-2].as.ptr = NULL;
+    Proto *entry = S->control[CTL_ENTRY];
+    Closure *ecl = vl_gc_alloc(sizeof *ecl);
+    ecl->proto = entry;
+    base[-1] = vl_obj(VT_CLOSURE, ecl);
+    base[1] = fn;
+    base[2] = arg;
+    int was_running = S->vm_running;
+    S->vm_running = 1;
+    Value r = execute(S, base, entry->code);
+    S->vm_running = was_running;
+    return r;
+}
+
+#ifdef VL_COMPUTED_GOTO
+#define VM_DISPATCH() goto *dispatch[(i = ip++)->op]
+#define VM_CASE(name) L_##name:
+#define VM_NEXT() VM_DISPATCH()
+#else
+#define VM_DISPATCH() switch ((i = ip++)->op)
+#define VM_CASE(name) case OP_##name:
+#define VM_NEXT() goto next
+#endif
+
+#define R(x) base[x]
+#define SAVE() (S->vm_base = base, S->vm_ip = ip, S->vm_cl = cl, \
+                S->steps = S->fuel_anchor - fuel)
+#define LOAD_CLOSURE(c) (cl = (c), K = cl->proto->consts)
+#define OFF(i) ((int16_t)(i)->c)
+#define SHADOWED(id) (VL_UNLIKELY(shadow & BIT(id)) \
+                      && !(i->x & VL_X_PRELUDE))
+
+static Value execute(VladState *S, Value *base, const Instr *ip)
+{
+    Closure *cl;
+    Value *K;
+    const Instr *i;
+    LOAD_CLOSURE(AS_CLOSURE(base[-1]));
+    int64_t fuel = S->fuel_anchor - S->steps;
+    uint64_t shadow = S->shadowed;
+    Value *fb;              /* call block being entered */
+    int nargs;
+    Value va, vb;           /* operands of an inline call */
+    int inline_id;
+
+#ifdef VL_COMPUTED_GOTO
+    static const void *const dispatch[] = {
+#define VL_OP_LABEL(name, comment) &&L_##name,
+        VL_OPCODES(VL_OP_LABEL)
+#undef VL_OP_LABEL
+    };
+    VM_DISPATCH();
+#else
+next:
+    VM_DISPATCH() {
+#endif
+
+    VM_CASE(MOVE) {
+        R(i->a) = R(i->b);
+        VM_NEXT();
+    }
+    VM_CASE(LOADK) {
+        R(i->a) = K[i->b];
+        VM_NEXT();
+    }
+    VM_CASE(GETGLOBAL) {
+        Global *g = (Global *)K[i->b].as.ptr;
+        if (VL_UNLIKELY(IS_UNDEF(g->value))) {
+            SAVE();
+            vl_except_runtime(S, VLAD_ERR_RUNTIME, "unbound variable %s",
+                              g->name->name);
+        }
+        R(i->a) = g->value;
+        VM_NEXT();
+    }
+    VM_CASE(DEFGLOBAL) {
+        Global *g = (Global *)K[i->b].as.ptr;
+        Value v = R(i->a);
+        g->value = v;
+        if (g->user && g->inline_id >= 0) {
+            Value b = S->inline_values[g->inline_id];
+            if (v.tag == b.tag && v.as.ptr == b.as.ptr)
+                S->shadowed &= ~BIT(g->inline_id);
+            else
+                S->shadowed |= BIT(g->inline_id);
+            shadow = S->shadowed;
+        }
+        VM_NEXT();
+    }
+    VM_CASE(GETFREE) {
+        R(i->a) = cl->free[i->b];
+        VM_NEXT();
+    }
+    VM_CASE(SELF) {
+        R(i->a) = vl_obj(VT_CLOSURE, cl);
+        VM_NEXT();
+    }
+    VM_CASE(CLOSURE) {
+        Proto *p = cl->proto->children[i->b];
+        SAVE();
+        Closure *c = vl_gc_alloc(sizeof(Closure)
+                                 + (size_t)p->nfree * sizeof(Value));
+        c->proto = p;
+        for (uint32_t j = 0; j < p->nfree; j++) {
+            Capture cap = p->captures[j];
+            c->free[j] = cap.kind == CAP_REG ? R(cap.index)
+                         : cap.kind == CAP_FREE ? cl->free[cap.index]
+                         : vl_obj(VT_CLOSURE, cl);
+        }
+        R(i->a) = vl_obj(VT_CLOSURE, c);
+        VM_NEXT();
+    }
+    VM_CASE(SETFREE) {
+        AS_CLOSURE(R(i->a))->free[i->b] = R(i->c);
+        VM_NEXT();
+    }
+    VM_CASE(CONS) {
+        SAVE();
+        Pair *p = vl_gc_alloc(sizeof *p);
+        p->car = R(i->b);
+        p->cdr = R(i->c);
+        R(i->a) = vl_obj(VT_PAIR, p);
+        VM_NEXT();
+    }
+    VM_CASE(JMP) {
+        ip += OFF(i);
+        VM_NEXT();
+    }
+    VM_CASE(JMPF) {
+        if (IS_FALSE(R(i->a)))
+            ip += OFF(i);
+        VM_NEXT();
+    }
+    VM_CASE(JMPT) {
+        if (!IS_FALSE(R(i->a)))
+            ip += OFF(i);
+        VM_NEXT();
+    }
+    VM_CASE(MATCHK) {
+        if (VL_UNLIKELY(!vl_value_equal(R(i->a), K[i->b]))) {
+            SAVE();
+            pattern_error(S, cl->proto, i->c,
+                          R(cl->proto->matches[i->c].root));
+        }
+        VM_NEXT();
+    }
+    VM_CASE(MATCHPAIR) {
+        Value v = R(i->a);
+        if (VL_UNLIKELY(!IS_PAIR(v))) {
+            SAVE();
+            pattern_error(S, cl->proto, i->c,
+                          R(cl->proto->matches[i->c].root));
+        }
+        R(i->b) = AS_PAIR(v)->car;
+        R(i->b + 1) = AS_PAIR(v)->cdr;
+        VM_NEXT();
+    }
+    VM_CASE(CALL) {
+        fb = base + i->a;
+        fb[0].tag = VT_RAW;
+        fb[0].aux = (uint32_t)i->a + 2;
+        fb[0].as.ptr = ip;
+        nargs = i->b;
+        goto enter;
+    }
+    VM_CASE(TAILCALL) {
+        fb = base - 2;
+        nargs = i->b;
+        memmove(fb + 1, base + i->a + 1, (size_t)(nargs + 1) * sizeof(Value));
+        goto enter;
+    }
+    VM_CASE(RETURN) {
+        va = R(i->a);
+        goto do_return;
+    }
+
+    /* ----- inline arithmetic ----- */
+#define ARITH(name, id, expr_a, expr_b, OPER) \
+    VM_CASE(name) { \
+        va = expr_a; \
+        vb = expr_b; \
+        if (VL_LIKELY(va.tag == VT_NUM && vb.tag == VT_NUM \
+                      && !(shadow & BIT(id)))) { \
+            R(i->a) = vl_num(va.as.num OPER vb.as.num); \
+            VM_NEXT(); \
+        } \
+        inline_id = id; \
+        goto arith_slow; \
+    }
+    ARITH(ADD, IN_ADD, R(i->b), R(i->c), +)
+    ARITH(ADDK, IN_ADD, R(i->b), K[i->c], +)
+    ARITH(SUB, IN_SUB, R(i->b), R(i->c), -)
+    ARITH(SUBK, IN_SUB, R(i->b), K[i->c], -)
+    ARITH(SUBKR, IN_SUB, K[i->b], R(i->c), -)
+    ARITH(MUL, IN_MUL, R(i->b), R(i->c), *)
+    ARITH(MULK, IN_MUL, R(i->b), K[i->c], *)
+    ARITH(DIV, IN_DIV, R(i->b), R(i->c), /)
+    ARITH(DIVK, IN_DIV, R(i->b), K[i->c], /)
+    ARITH(DIVKR, IN_DIV, K[i->b], R(i->c), /)
+#undef ARITH
+
+    VM_CASE(CMP) {
+        va = R(i->b);
+        vb = R(i->c);
+        inline_id = IN_EQ + (i->x & 0x7f);
+        goto compare_value;
+    }
+    VM_CASE(CMPK) {
+        va = R(i->b);
+        vb = K[i->c];
+        inline_id = IN_EQ + (i->x & 0x7f);
+        goto compare_value;
+    }
+
+#define JCMP(name, id, expr_b, OPER) \
+    VM_CASE(name) { \
+        va = R(i->a); \
+        vb = expr_b; \
+        if (VL_LIKELY(va.tag == VT_NUM && vb.tag == VT_NUM \
+                      && !(shadow & BIT(id)))) { \
+            if (!(va.as.num OPER vb.as.num)) \
+                ip += OFF(i); \
+            VM_NEXT(); \
+        } \
+        inline_id = id; \
+        goto jcompare_slow; \
+    }
+    JCMP(JLT, IN_LT, R(i->b), <)
+    JCMP(JLE, IN_LE, R(i->b), <=)
+    JCMP(JGT, IN_GT, R(i->b), >)
+    JCMP(JGE, IN_GE, R(i->b), >=)
+    JCMP(JEQ, IN_EQ, R(i->b), ==)
+    JCMP(JLTK, IN_LT, K[i->b], <)
+    JCMP(JLEK, IN_LE, K[i->b], <=)
+    JCMP(JGTK, IN_GT, K[i->b], >)
+    JCMP(JGEK, IN_GE, K[i->b], >=)
+    JCMP(JEQK, IN_EQ, K[i->b], ==)
+#undef JCMP
+
+    VM_CASE(PRIM1) {
+        inline_id = i->x & 0x7f;
+        va = R(i->b);
+        if (SHADOWED(inline_id))
+            goto inline_call1;
+        if (inline_id == IN_CAR || inline_id == IN_CDR) {
+            if (VL_LIKELY(IS_PAIR(va))) {
+                R(i->a) = inline_id == IN_CAR ? AS_PAIR(va)->car
+                                              : AS_PAIR(va)->cdr;
+                VM_NEXT();
+            }
+            /* the prelude's own procedure reports the error */
+            fb = base + cl->proto->nregs;
+            fb[1] = S->inline_values[inline_id];
+            goto inline_call1_block;
+        }
+        if (VL_LIKELY(va.tag == VT_NUM && inline_id >= IN_SQRT
+                      && inline_id <= IN_FLOOR)) {
+            R(i->a) = vl_num(vl_prims_math1[inline_id - IN_SQRT](va.as.num));
+            VM_NEXT();
+        }
+        SAVE();
+        R(i->a) = vl_prims_unary(S, inline_id, va);
+        VM_NEXT();
+    }
+    VM_CASE(PRIM2) {
+        inline_id = i->x & 0x7f;
+        va = R(i->b);
+        vb = R(i->c);
+        if (SHADOWED(inline_id))
+            goto inline_call2;
+        SAVE();
+        R(i->a) = vl_prims_binary(S, inline_id, va, vb);
+        VM_NEXT();
+    }
+    VM_CASE(JPRIM1) {
+        inline_id = i->x & 0x7f;
+        va = R(i->a);
+        if (SHADOWED(inline_id))
+            goto inline_call1;
+        if (inline_id == IN_NULLP) {
+            if (!IS_NIL(va))
+                ip += OFF(i);
+            VM_NEXT();
+        }
+        if (inline_id == IN_PAIRP) {
+            if (!IS_PAIR(va))
+                ip += OFF(i);
+            VM_NEXT();
+        }
+        SAVE();
+        if (!vl_prims_predicate(S, inline_id, va))
+            ip += OFF(i);
+        VM_NEXT();
+    }
+
+    /* ----- checkpointing interface ----- */
+    VM_CASE(CKPT_BEGIN) {
+        Value k = R(i->b);
+        SAVE();
+        if (!IS_REAL(k))
+            vl_except_runtime(S, VLAD_ERR_RUNTIME,
+                              "checkpoint: the step count must be a real, "
+                              "got %s", vl_print_to_string(S, k, 100));
+        double kd = vl_value_primal(k);
+        if (!(kd >= 0) || kd != (double)(int64_t)kd || kd > 4e18)
+            vl_except_runtime(S, VLAD_ERR_RUNTIME,
+                              "checkpoint: the step count must be a "
+                              "non-negative integer, got %s",
+                              vl_print_to_string(S, k, 100));
+        int64_t now = S->fuel_anchor - fuel;
+        int64_t deadline = now + (int64_t)kd;
+        R(i->a) = vl_raw(deadline);
+        vl_cont_push_limit(S, deadline, (size_t)(base - S->stack));
+        S->fuel_anchor = vl_cont_anchor(S, now);
+        fuel = S->fuel_anchor - now;
+        VM_NEXT();
+    }
+    VM_CASE(CKPT_END) {
+        int64_t now = S->fuel_anchor - fuel;
+        SAVE();
+        vl_cont_pop_limit(S);
+        R(i->a) = vl_cont_finished(S, R(i->a));
+        S->fuel_anchor = vl_cont_anchor(S, now);
+        fuel = S->fuel_anchor - now;
+        VM_NEXT();
+    }
+    VM_CASE(PRIMOPS_BEGIN) {
+        R(i->a) = vl_raw(S->fuel_anchor - fuel);
+        VM_NEXT();
+    }
+    VM_CASE(PRIMOPS_END) {
+        int64_t n = S->fuel_anchor - fuel - R(i->b).as.i;
+        SAVE();
+        Pair *p2 = vl_gc_alloc(sizeof *p2);
+        p2->car = vl_num((double)n);
+        p2->cdr = NIL_VAL;
+        Pair *p1 = vl_gc_alloc(sizeof *p1);
+        p1->car = R(i->a);
+        p1->cdr = vl_obj(VT_PAIR, p2);
+        R(i->a) = vl_obj(VT_PAIR, p1);
+        VM_NEXT();
+    }
+    VM_CASE(RESUME) {
+        Value u = R(i->b);
+        SAVE();
+        if (!IS_CKPT(u))
+            vl_except_runtime(S, VLAD_ERR_RUNTIME,
+                              "resume: expected a checkpoint, got %s",
+                              vl_print_to_string(S, u, 100));
+        Checkpoint *k = AS_CKPT(u);
+        if (k->finished) {
+            R(i->a) = k->result;
+            VM_NEXT();
+        }
+        int64_t now = S->fuel_anchor - fuel;
+        fb = vl_cont_reinstall(S, k, &base, ip, i->a, now);
+        S->fuel_anchor = vl_cont_anchor(S, now);
+        fuel = S->fuel_anchor - now;
+        nargs = 1;
+        goto enter;
+    }
+    VM_CASE(HALT) {
+        S->steps = S->fuel_anchor - fuel;
+        return R(i->a);
+    }
+
+#ifndef VL_COMPUTED_GOTO
+    default:
+        break;
+    }
+    goto next;
+#endif
+
+    /* ===== Slow paths of inline operations ===== */
+arith_slow:
+    if (SHADOWED(inline_id))
+        goto inline_call2;
+    SAVE();
+    R(i->a) = vl_prims_arith(S, inline_id, va, vb);
+    VM_NEXT();
+
+compare_value:
+    if (SHADOWED(inline_id))
+        goto inline_call2;
+    SAVE();
+    R(i->a) = vl_bool(vl_prims_compare(S, inline_id, va, vb));
+    VM_NEXT();
+
+jcompare_slow:
+    if (SHADOWED(inline_id))
+        goto inline_call2;
+    SAVE();
+    if (!vl_prims_compare(S, inline_id, va, vb))
+        ip += OFF(i);
+    VM_NEXT();
+
+    /* Call the user's binding of an inline primitive: the call block goes
+       above the frame's registers; the return lands on this instruction's
+       continuation (vm.c, do_return). */
+inline_call1:
+    fb = base + cl->proto->nregs;
+    fb[1] = S->inline_cells[inline_id]->value;
+inline_call1_block:
+    fb[2] = va;
+    nargs = 1;
+    goto inline_enter;
+inline_call2:
+    fb = base + cl->proto->nregs;
+    fb[1] = S->inline_cells[inline_id]->value;
+    fb[2] = va;
+    fb[3] = vb;
+    nargs = 2;
+inline_enter:
+    fb[0].tag = VT_RAW;
+    fb[0].aux = (uint32_t)cl->proto->nregs + 2;
+    fb[0].as.ptr = ip;
+    goto enter;
+
+    /* ===== Applying a procedure ===== */
+enter:
+#ifndef VL_NO_STEP_COUNT
+    if (VL_UNLIKELY(fuel <= 0)) {
+        int64_t now = S->fuel_anchor - fuel;
+        SAVE();
+        if (S->interrupt) {
+            S->interrupt = 0;
+            vl_except_runtime(S, VLAD_ERR_INTERRUPTED, "interrupted");
+        }
+        Limit *fired = NULL;
+        for (size_t l = S->nlimits; l-- > 0;)
+            if (S->limits[l].deadline <= now) {
+                fired = &S->limits[l];
+                break;
+            }
+        if (fired == NULL) {
+            S->fuel_anchor = vl_cont_anchor(S, now);
+            fuel = S->fuel_anchor - now;
+        } else if (fired->frame == SIZE_MAX) {
+            vl_except_runtime(S, VLAD_ERR_LIMIT,
+                              "step limit exceeded (%lld steps)",
+                              (long long)S->step_limit);
+        } else {
+            size_t delim = fired->frame;
+            Checkpoint *k = vl_cont_capture(S, delim, fb, nargs, now);
+            base = S->stack + delim;
+            LOAD_CLOSURE(AS_CLOSURE(base[-1]));
+            /* the delimiter's CALL is at CTL_CKPT_CALL; skip CKPT_END */
+            const Instr *call = cl->proto->code + CTL_CKPT_CALL;
+            R(call->a) = vl_obj(VT_CKPT, k);
+            ip = call + 2;
+            S->fuel_anchor = vl_cont_anchor(S, now);
+            fuel = S->fuel_anchor - now;
+            VM_NEXT();
+        }
+    }
+    fuel--;
+#endif
+    {
+        Value fn = fb[1];
+        if (VL_LIKELY(fn.tag == VT_CLOSURE)) {
+            Closure *c = AS_CLOSURE(fn);
+            Proto *p = c->proto;
+            if (VL_UNLIKELY(fb + 2 + p->nregs + SLACK
+                            > S->stack + S->stack_size)) {
+                SAVE();
+                size_t boff = (size_t)(base - S->stack);
+                vl_cont_ensure(S, &fb, 2 + (size_t)p->nregs + SLACK);
+                base = S->stack + boff;
+            }
+            if (VL_UNLIKELY(p->nparams != nargs)) {
+                SAVE();
+                adapt_args(S, fn, fb + 2, nargs, p->nparams);
+            }
+            base = fb + 2;
+            LOAD_CLOSURE(c);
+            ip = p->code;
+            VM_NEXT();
+        }
+        if (VL_LIKELY(fn.tag == VT_PRIM)) {
+            const PrimInfo *pi = AS_PRIM(fn);
+            SAVE();
+            if (VL_UNLIKELY(pi->arity != nargs))
+                adapt_args(S, fn, fb + 2, nargs, pi->arity);
+            S->stack_top = (size_t)(fb + 2 + pi->arity - S->stack);
+            va = pi->fn(S, fb + 2);
+            base = fb + 2;
+            goto do_return;
+        }
+        SAVE();
+        vl_except_runtime(S, VLAD_ERR_RUNTIME,
+                          "attempt to apply a non-procedure: %s",
+                          vl_print_to_string(S, fn, 200));
+    }
+
+    /* ===== Returning 'va' from the frame at 'base' ===== */
+do_return:
+    {
+        Value h = base[-2];
+        ip = (const Instr *)h.as.ptr;
+        base -= h.aux;
+        LOAD_CLOSURE(AS_CLOSURE(base[-1]));
+        i = ip - 1;
+        if (VL_LIKELY(i->op == OP_CALL)) {
+            R(i->a) = va;
+            VM_NEXT();
+        }
+        switch (i->op) {
+        case OP_JLT: case OP_JLE: case OP_JGT: case OP_JGE: case OP_JEQ:
+        case OP_JLTK: case OP_JLEK: case OP_JGTK: case OP_JGEK:
+        case OP_JEQK: case OP_JPRIM1:
+            if (IS_FALSE(va))
+                ip += OFF(i);
+            break;
+        default:
+            R(i->a) = va;
+            break;
+        }
+        VM_NEXT();
+    }
+}
+
+/* ===== Control primitives ===== */
+
+#define I(op, a, b, c) {OP_##op, 0, a, b, c}
+
+static void bind_control(VladState *S, const char *name, Proto *p)
+{
+    Closure *c = vl_gc_alloc(sizeof *c);
+    c->proto = p;
+    Global *g = vl_state_prelude_cell(S, vl_symbol_intern_c(S->syms, name));
+    g->value = vl_obj(VT_CLOSURE, c);
+}
+
+void vl_vm_init(VladState *S)
+{
+    static const Instr entry[] = {I(CALL, 0, 1, 0), I(HALT, 0, 0, 0)};
+    /* (checkpoint f x k): R0 f, R1 x, R2 k, R3 deadline, R4.. call */
+    static const Instr ckpt[] = {
+        I(CKPT_BEGIN, 3, 2, 0), I(MOVE, 5, 0, 0), I(MOVE, 6, 1, 0),
+        I(CALL, 4, 1, 0), I(CKPT_END, 4, 3, 0), I(RETURN, 4, 0, 0)};
+    /* (primops f x): R0 f, R1 x, R2 start, R3.. call */
+    static const Instr primops[] = {
+        I(PRIMOPS_BEGIN, 2, 0, 0), I(MOVE, 4, 0, 0), I(MOVE, 5, 1, 0),
+        I(CALL, 3, 1, 0), I(PRIMOPS_END, 3, 2, 0), I(RETURN, 3, 0, 0)};
+    /* (resume u): R0 u, R1.. the reinstalled computation's call block */
+    static const Instr resume[] = {I(RESUME, 1, 0, 0), I(RETURN, 1, 0, 0)};
+
+    S->control[CTL_ENTRY] = vl_compile_assemble(S, "entry", PK_TOPLEVEL, 1,
+                                                3, entry, 2);
+    S->control[CTL_CHECKPOINT] = vl_compile_assemble(S, "checkpoint",
+                                                     PK_CHECKPOINT, 3, 7,
+                                                     ckpt, 6);
+    S->control[CTL_CHECKPOINT]->ctlreg = 3;
+    S->control[CTL_PRIMOPS] = vl_compile_assemble(S, "primops", PK_PRIMOPS,
+                                                  2, 6, primops, 6);
+    S->control[CTL_PRIMOPS]->ctlreg = 2;
+    S->control[CTL_RESUME] = vl_compile_assemble(S, "resume", PK_RESUME, 1,
+                                                 4, resume, 2);
+    bind_control(S, "checkpoint", S->control[CTL_CHECKPOINT]);
+    bind_control(S, "primops", S->control[CTL_PRIMOPS]);
+    bind_control(S, "resume", S->control[CTL_RESUME]);
+}
+#undef I
