@@ -789,6 +789,23 @@ static void use_def(const Proto *p, const Instr *i, uint64_t *use,
     case OP_CKPT_BEGIN:
         set_bit(def, i->a); set_bit(use, i->b);
         break;
+    case OP_JSTAR_BEGIN:
+        set_bit(def, i->a); set_bit(def, i->a + 3);
+        set_bit(use, i->b); set_bit(use, i->b + 1);
+        break;
+    case OP_JSTAR_END:
+        set_bit(use, i->a); set_bit(use, i->b); set_bit(def, i->a);
+        break;
+    case OP_STARJ_BEGIN:
+        set_bit(def, i->a); set_bit(def, i->a + 1); set_bit(def, i->a + 2);
+        set_bit(use, i->b);
+        break;
+    case OP_STARJ_END:
+        set_bit(use, i->a);
+        for (int r = i->b; r <= i->b + 3; r++)
+            set_bit(use, r);
+        set_bit(def, i->a);
+        break;
     case OP_CKPT_END: case OP_PRIMOPS_END:
         set_bit(use, i->a); set_bit(use, i->b); set_bit(def, i->a);
         break;

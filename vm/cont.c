@@ -11,6 +11,7 @@
 #include "vm/cont.h"
 
 #include <string.h>
+#include "vm/ad.h"
 #include "vm/except.h"
 #include "vm/vm.h"
 
@@ -137,6 +138,17 @@ Checkpoint *vl_cont_capture(VladState *S, size_t delim, Value *fb,
             if (!bit(l, r))
                 continue;
             Value v = caller[r];
+            if (p->kind == PK_STARJ && r == p->ctlreg + 2) {
+                /* the tape of this *j, kept in S->ad while it runs */
+                size_t at = (size_t)(caller - S->stack);
+                for (size_t a = S->nad; a-- > 0;)
+                    if (S->ad[a].frame == at) {
+                        v = vl_raw(0);
+                        v.as.ptr = S->ad[a].head;
+                        v.aux = S->ad[a].count;
+                        break;
+                    }
+            }
             if (r == p->ctlreg && p->kind == PK_CHECKPOINT)
                 v = vl_raw(v.as.i - now);       /* remaining steps */
             else if (r == p->ctlreg && p->kind == PK_PRIMOPS)
@@ -149,6 +161,8 @@ Checkpoint *vl_cont_capture(VladState *S, size_t delim, Value *fb,
     while (S->nlimits > 0 && S->limits[S->nlimits - 1].frame != SIZE_MAX
            && S->limits[S->nlimits - 1].frame >= delim)
         S->nlimits--;
+    while (S->nad > 0 && S->ad[S->nad - 1].frame >= delim)
+        S->nad--;
     k->steps_at = now;
     k->bytes = sizeof *k + nframes * sizeof(CapFrame)
                + nvalues * sizeof(Value);
@@ -193,6 +207,13 @@ Value *vl_cont_reinstall(VladState *S, const Checkpoint *k, Value **base,
             }
             b[r] = v;
         }
+        if (p->kind == PK_JSTAR)
+            vl_ad_push(S, b[p->ctlreg].as.i, 0, (size_t)(b - S->stack),
+                       NULL, 0);
+        else if (p->kind == PK_STARJ)
+            vl_ad_push(S, b[p->ctlreg].as.i, 1, (size_t)(b - S->stack),
+                       (TapeNode *)b[p->ctlreg + 2].as.ptr,
+                       b[p->ctlreg + 2].aux);
         Value *next = b + cf->delta;
         next[-2] = vl_raw(0);
         next[-2].aux = cf->delta;

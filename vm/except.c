@@ -120,6 +120,8 @@ static const char *frame_name(const Proto *p)
     case PK_CHECKPOINT: return "checkpoint";
     case PK_PRIMOPS: return "primops";
     case PK_RESUME: return "resume";
+    case PK_JSTAR: return "j*";
+    case PK_STARJ: return "*j";
     default: return p->name ? p->name : "anonymous procedure";
     }
 }

@@ -78,7 +78,9 @@ typedef enum ProtoKind {
     PK_TOPLEVEL,    /* the thunk of one top-level form */
     PK_CHECKPOINT,  /* the checkpoint primitive: a limit delimiter */
     PK_PRIMOPS,     /* the primops primitive: a counting delimiter */
-    PK_RESUME       /* the resume primitive */
+    PK_RESUME,      /* the resume primitive */
+    PK_JSTAR,       /* j*: an AD delimiter (forward) */
+    PK_STARJ        /* *j: an AD delimiter (reverse) */
 } ProtoKind;
 
 typedef struct Proto {

@@ -67,6 +67,11 @@
     OP(PRIMOPS_BEGIN,"primops: R[a] = current step count (raw)") \
     OP(PRIMOPS_END,  "primops: R[a] = (list R[a] (- now R[b]))") \
     OP(RESUME,       "resume R[b]: reinstall its frames, result to R[a]") \
+    OP(JSTAR_BEGIN,  "j*: R[a] = new tag, R[a+3] = x R[b] bundled with R[b+1]") \
+    OP(JSTAR_END,    "j*: R[a] = (list y y') from result R[a], tag R[b]") \
+    OP(STARJ_BEGIN,  "*j: R[a] = new tag, R[a+1] = x R[b] tapified") \
+    OP(STARJ_END,    "*j: R[a] = (list y x`) from result R[a], y` R[b], "\
+                     "tag R[b+1], x nodes R[b+2]") \
     OP(HALT,         "leave the VM with R[a] (bottom of an entry)")
 
 typedef enum Opcode {

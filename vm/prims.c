@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "vm/ad.h"
 #include "vm/cont.h"
 #include "vm/except.h"
 #include "vm/print.h"
@@ -70,21 +71,35 @@ static double arith2(int id, double a, double b)
     }
 }
 
+/* A real argument of an arithmetic primitive (any kind of real). */
+static Value real_value(VladState *S, const char *who, Value v)
+{
+    if (!IS_REAL(v))
+        type_error(S, who, "a real", v);
+    return v;
+}
+
+static Value arith_values(VladState *S, int id, Value a, Value b)
+{
+    if (VL_LIKELY(IS_NUM(a) && IS_NUM(b)))
+        return vl_num(arith2(id, a.as.num, b.as.num));
+    const char *who = inline_names[id];
+    return vl_ad_binary(S, id, real_value(S, who, a), real_value(S, who, b));
+}
+
 Value vl_prims_arith(VladState *S, int id, Value a, Value b)
 {
-    const char *who = inline_names[id];
-    double acc = real_arg(S, who, a);
+    Value acc = a;
     while (IS_PAIR(b)) {
-        acc = arith2(id, acc, real_arg(S, who, AS_PAIR(b)->car));
+        acc = arith_values(S, id, acc, AS_PAIR(b)->car);
         b = AS_PAIR(b)->cdr;
     }
-    return vl_num(arith2(id, acc, real_arg(S, who, b)));
+    return arith_values(S, id, acc, b);
 }
 
 Value vl_prims_binary(VladState *S, int id, Value a, Value b)
 {
-    const char *who = inline_names[id];
-    return vl_num(arith2(id, real_arg(S, who, a), real_arg(S, who, b)));
+    return arith_values(S, id, a, b);
 }
 
 static int compare2(int id, double a, double b)
@@ -134,9 +149,11 @@ int vl_prims_predicate(VladState *S, int id, Value a)
 
 Value vl_prims_unary(VladState *S, int id, Value a)
 {
-    if (id >= IN_SQRT && id <= IN_FLOOR)
-        return vl_num(vl_prims_math1[id - IN_SQRT](
-            real_arg(S, inline_names[id], a)));
+    if (id >= IN_SQRT && id <= IN_FLOOR) {
+        if (IS_NUM(a))
+            return vl_num(vl_prims_math1[id - IN_SQRT](a.as.num));
+        return vl_ad_unary(S, id, real_value(S, inline_names[id], a));
+    }
     if (id == IN_CAR || id == IN_CDR) {
         if (!IS_PAIR(a))
             type_error(S, inline_names[id], "a pair", a);

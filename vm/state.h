@@ -79,6 +79,10 @@ struct VladState {
     Proto *control[8];              /* prototypes of control primitives */
     Value resume_value;             /* the resume primitive (a closure) */
 
+    struct AdFrame *ad;             /* active j* / *j invocations */
+    size_t nad, ad_cap;
+    int64_t next_tag;               /* tags given to j* / *j so far */
+
     Protect *protect;               /* innermost protected call */
     VladError err;                  /* last error (strings in GC memory) */
     int in_prelude;                 /* compiling the prelude */

@@ -204,6 +204,7 @@ static void run_form(VladState *S, const TopForm *f, RunCtx *ctx)
     Closure *thunk = vl_gc_alloc(sizeof *thunk);
     thunk->proto = p;
     S->nlimits = 0;
+    S->nad = 0;
     S->stack_top = 0;
     int64_t start = S->steps;
     if (S->step_limit > 0 && !ctx->prelude)
@@ -273,6 +274,7 @@ VladStatus vl_toplevel_eval(VladState *S, const char *src, size_t len,
     VladStatus st = vl_except_protect(S, eval_job, &job);
     S->vm_running = 0;
     S->nlimits = 0;
+    S->nad = 0;
     S->stack_top = 0;
     vl_state_flush(S);
     if (out != NULL)

@@ -37,6 +37,7 @@
 #include "vm/vm.h"
 
 #include <string.h>
+#include "vm/ad.h"
 #include "vm/cont.h"
 #include "vm/except.h"
 #include "vm/prims.h"
@@ -515,6 +516,38 @@ next:
         nargs = 1;
         goto enter;
     }
+    /* ----- AD operators ----- */
+    VM_CASE(JSTAR_BEGIN) {
+        SAVE();
+        int64_t tag = ++S->next_tag;
+        R(i->a + 3) = vl_ad_bundle(S, tag, R(i->b), R(i->b + 1));
+        R(i->a) = vl_raw(tag);
+        vl_ad_push(S, tag, 0, (size_t)(base - S->stack), NULL, 0);
+        VM_NEXT();
+    }
+    VM_CASE(JSTAR_END) {
+        SAVE();
+        vl_ad_pop(S);
+        R(i->a) = vl_ad_jstar_result(S, R(i->b).as.i, R(i->a));
+        VM_NEXT();
+    }
+    VM_CASE(STARJ_BEGIN) {
+        SAVE();
+        int64_t tag = ++S->next_tag;
+        vl_ad_push(S, tag, 1, (size_t)(base - S->stack), NULL, 0);
+        R(i->a + 1) = vl_ad_tapify(S, tag, R(i->b));
+        R(i->a) = vl_raw(tag);
+        R(i->a + 2) = UNDEF_VAL;
+        VM_NEXT();
+    }
+    VM_CASE(STARJ_END) {
+        SAVE();
+        AdFrame top = *vl_ad_top(S);
+        vl_ad_pop(S);
+        R(i->a) = vl_ad_starj_result(S, R(i->b + 1).as.i, R(i->b + 2),
+                                     R(i->a), R(i->b), top.head, top.count);
+        VM_NEXT();
+    }
     VM_CASE(HALT) {
         S->steps = S->fuel_anchor - fuel;
         return R(i->a);
@@ -700,6 +733,16 @@ void vl_vm_init(VladState *S)
         I(CALL, 3, 1, 0), I(PRIMOPS_END, 3, 2, 0), I(RETURN, 3, 0, 0)};
     /* (resume u): R0 u, R1.. the reinstalled computation's call block */
     static const Instr resume[] = {I(RESUME, 1, 0, 0), I(RETURN, 1, 0, 0)};
+    /* (j* f x x'): R3 tag, R4.. call block whose argument R6 is the
+       bundled input */
+    static const Instr jstar[] = {
+        I(JSTAR_BEGIN, 3, 1, 0), I(MOVE, 5, 0, 0), I(CALL, 4, 1, 0),
+        I(JSTAR_END, 4, 3, 0), I(RETURN, 4, 0, 0)};
+    /* (*j f x y`): R3 tag, R4 tapified input, R5 the tape while captured,
+       R6.. call block */
+    static const Instr starj[] = {
+        I(STARJ_BEGIN, 3, 1, 0), I(MOVE, 7, 0, 0), I(MOVE, 8, 4, 0),
+        I(CALL, 6, 1, 0), I(STARJ_END, 6, 2, 0), I(RETURN, 6, 0, 0)};
 
     S->control[CTL_ENTRY] = vl_compile_assemble(S, "entry", PK_TOPLEVEL, 1,
                                                 3, entry, 2);
@@ -712,6 +755,14 @@ void vl_vm_init(VladState *S)
     S->control[CTL_PRIMOPS]->ctlreg = 2;
     S->control[CTL_RESUME] = vl_compile_assemble(S, "resume", PK_RESUME, 1,
                                                  4, resume, 2);
+    S->control[CTL_JSTAR] = vl_compile_assemble(S, "j*", PK_JSTAR, 3, 7,
+                                                jstar, 5);
+    S->control[CTL_JSTAR]->ctlreg = 3;
+    S->control[CTL_STARJ] = vl_compile_assemble(S, "*j", PK_STARJ, 3, 9,
+                                                starj, 6);
+    S->control[CTL_STARJ]->ctlreg = 3;
+    bind_control(S, "j*", S->control[CTL_JSTAR]);
+    bind_control(S, "*j", S->control[CTL_STARJ]);
     bind_control(S, "checkpoint", S->control[CTL_CHECKPOINT]);
     bind_control(S, "primops", S->control[CTL_PRIMOPS]);
     bind_control(S, "resume", S->control[CTL_RESUME]);

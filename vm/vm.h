@@ -17,7 +17,9 @@ enum {
     CTL_ENTRY,          /* bottom frame of vl_vm_apply: CALL then HALT */
     CTL_CHECKPOINT,     /* (checkpoint f x k) */
     CTL_PRIMOPS,        /* (primops f x) */
-    CTL_RESUME          /* (resume u) */
+    CTL_RESUME,         /* (resume u) */
+    CTL_JSTAR,          /* (j* f x x') */
+    CTL_STARJ           /* (*j f x y`) */
 };
 
 /* Index of the CALL instruction in the checkpoint prototype (its result

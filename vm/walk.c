@@ -1,0 +1,235 @@
+/*
+ * vm/walk.c -- the generic walker over values (see vm/walk.h)
+ *
+ * Recursive in cars, captured values and frame registers, iterative along
+ * cdr chains, so long lists need no deep C recursion.  The memo table is an
+ * open-addressing hash table in GC memory, keyed by object address.
+ */
+#include "config.h"
+#include "vm/walk.h"
+
+#include <string.h>
+#include "vm/cont.h"
+#include "vm/except.h"
+#include "vm/print.h"
+
+typedef struct Memo {
+    const void **keys;
+    Value *vals;
+    size_t cap, count;
+} Memo;
+
+typedef struct Walk {
+    VladState *S;
+    WalkLeaf leaf;
+    void *ud;
+    int zip;
+    const char *who, *what;
+    Value whole_a, whole_b;
+    Memo memo;
+} Walk;
+
+static size_t hash_ptr(const void *p, size_t cap)
+{
+    uintptr_t x = (uintptr_t)p;
+    x ^= x >> 17;
+    x *= 0x9E3779B97F4A7C15ull;
+    return (size_t)(x >> 7) & (cap - 1);
+}
+
+static Value *memo_find(Memo *m, const void *key)
+{
+    if (m->cap == 0)
+        return NULL;
+    for (size_t h = hash_ptr(key, m->cap);; h = (h + 1) & (m->cap - 1)) {
+        if (m->keys[h] == key)
+            return &m->vals[h];
+        if (m->keys[h] == NULL)
+            return NULL;
+    }
+}
+
+static void memo_put(Memo *m, const void *key, Value v)
+{
+    if (2 * (m->count + 1) > m->cap) {
+        size_t oc = m->cap;
+        const void **ok = m->keys;
+        Value *ov = m->vals;
+        m->cap = oc ? oc * 2 : 64;
+        m->keys = vl_gc_alloc(m->cap * sizeof(void *));
+        m->vals = vl_gc_alloc(m->cap * sizeof(Value));
+        m->count = 0;
+        for (size_t k = 0; k < oc; k++)
+            if (ok[k] != NULL)
+                memo_put(m, ok[k], ov[k]);
+    }
+    size_t h = hash_ptr(key, m->cap);
+    while (m->keys[h] != NULL && m->keys[h] != key)
+        h = (h + 1) & (m->cap - 1);
+    if (m->keys[h] == NULL)
+        m->count++;
+    m->keys[h] = key;
+    m->vals[h] = v;
+}
+
+static VL_NORETURN void mismatch(Walk *w, Value a, Value b)
+{
+    VladState *S = w->S;
+    vl_except_runtime(S, VLAD_ERR_RUNTIME,
+                      "%s: the %s does not have the shape of the value: "
+                      "expected %s where %s has %s (%s %s, value %s)",
+                      w->who, w->what, vl_value_kind(a), w->what,
+                      vl_print_to_string(S, b, 60),
+                      w->what, vl_print_to_string(S, w->whole_b, 120),
+                      vl_print_to_string(S, w->whole_a, 120));
+}
+
+static Value walk(Walk *w, Value a, Value b);
+
+static Value walk_closure(Walk *w, Value a, Value b)
+{
+    Closure *ca = AS_CLOSURE(a);
+    if (w->zip && (!IS_CLOSURE(b) || AS_CLOSURE(b)->proto != ca->proto))
+        mismatch(w, a, b);
+    Closure *cb = w->zip ? AS_CLOSURE(b) : ca;
+    uint16_t n = ca->proto->nfree;
+    Closure *nc = vl_gc_alloc(sizeof(Closure) + n * sizeof(Value));
+    nc->proto = ca->proto;
+    Value r = vl_obj(VT_CLOSURE, nc);
+    memo_put(&w->memo, ca, r);
+    for (uint16_t k = 0; k < n; k++)
+        nc->free[k] = walk(w, ca->free[k], cb->free[k]);
+    return r;
+}
+
+static int same_frames(const Checkpoint *x, const Checkpoint *y)
+{
+    if (x->finished != y->finished || x->nframes != y->nframes)
+        return 0;
+    for (uint32_t f = 0; f < x->nframes; f++)
+        if (x->frames[f].closure->proto != y->frames[f].closure->proto
+            || x->frames[f].ret_pc != y->frames[f].ret_pc)
+            return 0;
+    return 1;
+}
+
+static Value walk_checkpoint(Walk *w, Value a, Value b)
+{
+    Checkpoint *ka = AS_CKPT(a);
+    if (w->zip && (!IS_CKPT(b) || !same_frames(ka, AS_CKPT(b))))
+        mismatch(w, a, b);
+    Checkpoint *kb = w->zip ? AS_CKPT(b) : ka;
+    Checkpoint *nk = vl_gc_alloc(sizeof *nk);
+    *nk = *ka;
+    Value r = vl_obj(VT_CKPT, nk);
+    memo_put(&w->memo, ka, r);
+    if (ka->finished) {
+        nk->result = walk(w, ka->result, kb->result);
+        return r;
+    }
+    nk->callee = walk(w, ka->callee, kb->callee);
+    nk->arg = walk(w, ka->arg, kb->arg);
+    nk->frames = vl_gc_alloc((ka->nframes ? ka->nframes : 1)
+                             * sizeof(CapFrame));
+    size_t nvalues = 0;
+    for (uint32_t f = 0; f < ka->nframes; f++) {
+        nk->frames[f] = ka->frames[f];
+        Value c = walk(w, vl_obj(VT_CLOSURE, ka->frames[f].closure),
+                       vl_obj(VT_CLOSURE, kb->frames[f].closure));
+        nk->frames[f].closure = AS_CLOSURE(c);
+        nvalues += ka->frames[f].nlive;
+    }
+    nk->values = vl_gc_alloc((nvalues ? nvalues : 1) * sizeof(Value));
+    for (size_t j = 0; j < nvalues; j++) {
+        Value x = ka->values[j];
+        nk->values[j] = x.tag == VT_RAW || x.tag == VT_UNDEF
+                        ? x : walk(w, x, kb->values[j]);
+    }
+    return r;
+}
+
+static Value walk(Walk *w, Value a, Value b)
+{
+    switch ((ValueTag)a.tag) {
+    case VT_NUM:
+    case VT_DUAL:
+    case VT_TAPE:
+        if (w->zip && !IS_REAL(b))
+            mismatch(w, a, b);
+        return w->leaf(w->S, a, b, w->ud);
+    case VT_NIL:
+    case VT_BOOL:
+    case VT_PRIM:
+    case VT_UNDEF:
+    case VT_RAW:
+        if (w->zip && (a.tag != b.tag || a.as.i != b.as.i))
+            mismatch(w, a, b);
+        return a;
+    case VT_CLOSURE:
+    case VT_CKPT: {
+        Value *m = memo_find(&w->memo, a.as.obj);
+        if (m != NULL)
+            return *m;
+        return a.tag == VT_CLOSURE ? walk_closure(w, a, b)
+                                   : walk_checkpoint(w, a, b);
+    }
+    case VT_PAIR:
+        break;
+    }
+    /* a chain of pairs: iterate along the cdrs */
+    Value head = NIL_VAL;
+    Pair *last = NULL;
+    while (IS_PAIR(a)) {
+        Value *m = memo_find(&w->memo, a.as.obj);
+        if (m != NULL) {
+            if (last == NULL)
+                return *m;
+            last->cdr = *m;
+            return head;
+        }
+        if (w->zip && !IS_PAIR(b))
+            mismatch(w, a, b);
+        Pair *pa = AS_PAIR(a);
+        Pair *pb = w->zip ? AS_PAIR(b) : pa;
+        Pair *np = vl_gc_alloc(sizeof *np);
+        Value nv = vl_obj(VT_PAIR, np);
+        memo_put(&w->memo, pa, nv);
+        np->car = walk(w, pa->car, pb->car);
+        np->cdr = NIL_VAL;
+        if (last == NULL)
+            head = nv;
+        else
+            last->cdr = nv;
+        last = np;
+        a = pa->cdr;
+        b = pb->cdr;
+    }
+    last->cdr = walk(w, a, b);
+    return head;
+}
+
+Value vl_walk_map(VladState *S, Value v, WalkLeaf leaf, void *ud)
+{
+    Walk w;
+    memset(&w, 0, sizeof w);
+    w.S = S;
+    w.leaf = leaf;
+    w.ud = ud;
+    return walk(&w, v, v);
+}
+
+Value vl_walk_zip(VladState *S, Value a, Value b, WalkLeaf leaf, void *ud,
+                  const char *who, const char *what)
+{
+    Walk w;
+    memset(&w, 0, sizeof w);
+    w.S = S;
+    w.leaf = leaf;
+    w.ud = ud;
+    w.zip = 1;
+    w.who = who;
+    w.what = what;
+    w.whole_a = a;
+    w.whole_b = b;
+    return walk(&w, a, b);
+}

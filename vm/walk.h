@@ -1,0 +1,31 @@
+/*
+ * vm/walk.h -- the generic walker over values
+ *
+ * One traversal maps a function over the real leaves of a value, or over
+ * the corresponding real leaves of two values of the same shape (zip).  It
+ * goes through pairs, closures (their captured values) and checkpoints
+ * (the pending application, the result, and every live register of every
+ * captured frame, with the frames' closures), and it preserves sharing and
+ * cycles: each object is visited once and maps to one new object (a memo
+ * table keyed by the object's address).  Booleans, the empty list and
+ * primitives are kept as they are; in a zip they must be identical in both
+ * values.  Bundling, unbundling, tapifying and cotangent extraction (vm/ad.c)
+ * all use it.
+ */
+#ifndef VL_WALK_H
+#define VL_WALK_H
+
+#include "vm/state.h"
+
+/* Returns the new leaf for real leaf 'a' ('b': the corresponding leaf of
+   the second value in a zip, or 'a' itself in a map). */
+typedef Value (*WalkLeaf)(VladState *S, Value a, Value b, void *ud);
+
+VL_INTERNAL Value vl_walk_map(VladState *S, Value v, WalkLeaf leaf, void *ud);
+
+/* Zip 'a' with 'b'; a shape mismatch raises an error that names 'who' (the
+   operator), 'what' (e.g. "tangent") and both values. */
+VL_INTERNAL Value vl_walk_zip(VladState *S, Value a, Value b, WalkLeaf leaf,
+                              void *ud, const char *who, const char *what);
+
+#endif
