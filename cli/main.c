@@ -48,6 +48,31 @@ static int usage_error(const char *fmt, const char *arg)
     return 2;
 }
 
+/* Decimal real syntax (as the reader accepts it). */
+static int is_decimal(const char *s)
+{
+    int digits = 0;
+    if (*s == '+' || *s == '-')
+        s++;
+    while (*s >= '0' && *s <= '9')
+        s++, digits++;
+    if (*s == '.')
+        for (s++; *s >= '0' && *s <= '9'; s++)
+            digits++;
+    if (!digits)
+        return 0;
+    if (*s == 'e' || *s == 'E') {
+        s++;
+        if (*s == '+' || *s == '-')
+            s++;
+        if (!(*s >= '0' && *s <= '9'))
+            return 0;
+        while (*s >= '0' && *s <= '9')
+            s++;
+    }
+    return *s == '\0';
+}
+
 static double now_seconds(void)
 {
     struct timespec ts;
@@ -158,7 +183,8 @@ int main(int argc, char **argv)
             return usage_error("unknown option '%s'", a);
         }
     }
-    const char *file = k < argc ? argv[k++] : NULL;
+    /* with -e every remaining word is a program argument */
+    const char *file = nexprs == 0 && k < argc ? argv[k++] : NULL;
 
     VladConfig config;
     vlad_config_init(&config);
@@ -179,11 +205,9 @@ int main(int argc, char **argv)
             return 1;
         n += (size_t)snprintf(src, cap, "(define arguments (list");
         for (int j = k; j < argc; j++) {
-            char *end;
-            strtod(argv[j], &end);
-            if (argv[j][0] == '\0' || *end != '\0')
-                return usage_error("program arguments must be reals, got "
-                                   "'%s'", argv[j]);
+            if (!is_decimal(argv[j]))
+                return usage_error("program arguments must be decimal "
+                                   "reals, got '%s'", argv[j]);
             size_t need = n + strlen(argv[j]) + 4;
             if (need > cap) {
                 cap = need * 2;

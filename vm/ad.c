@@ -132,6 +132,8 @@ static double plain2(int op, double a, double b)
         double r = fmod(a, b);
         if (r != 0 && ((r < 0) != (b < 0)))
             r += b;
+        if (r == 0)
+            r = copysign(0.0, b);
         return r;
     }
     }

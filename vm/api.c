@@ -16,10 +16,6 @@
 #include "vm/toplevel.h"
 #include "vm/vm.h"
 
-static const char prelude_source[] =
-#include "stdlib/prelude.inc"
-    ;
-
 static Value to_internal(VladValue v)
 {
     Value r;
@@ -39,63 +35,16 @@ void vlad_config_init(VladConfig *config)
     memset(config, 0, sizeof *config);
 }
 
-static void open_job(VladState *S, void *ud)
-{
-    (void)ud;
-    S->syms = vl_symtab_new();
-    vl_prims_install(S);
-    vl_vm_init(S);
-}
-
 VladState *vlad_open(const VladConfig *config)
 {
-    vl_gc_init();
-    /* the state is referenced only from the host: never collected */
-    VladState *S = vl_gc_alloc_uncollectable(sizeof *S);
-    if (S == NULL)
-        return NULL;
-    if (config != NULL)
-        S->config = *config;
-    else
-        vlad_config_init(&S->config);
-    S->max_stack = VL_MAX_STACK;
-    S->step_limit = S->config.step_limit;
-    if (vl_except_protect(S, open_job, NULL) != VLAD_OK) {
-        vl_gc_free(S);
-        return NULL;
-    }
-    if (S->config.include_path != NULL) {
-        size_t n = 0;
-        while (S->config.include_path[n] != NULL)
-            n++;
-        S->include_dirs = vl_gc_alloc((n + 1) * sizeof(char *));
-        for (size_t k = 0; k < n; k++)
-            S->include_dirs[k] = vl_gc_strdup(S->config.include_path[k]);
-        S->ninclude_dirs = n;
-    }
-    if (!S->config.no_prelude) {
-        int echo = S->config.echo_results;
-        S->config.echo_results = 0;
-        VladStatus st = vl_toplevel_eval(S, prelude_source,
-                                         sizeof prelude_source - 1,
-                                         "<prelude>", 1, NULL);
-        S->config.echo_results = echo;
-        if (st != VLAD_OK) {
-            vl_gc_free(S);
-            return NULL;
-        }
-    }
-    vl_prims_bind_inline_cells(S);
-    S->steps = 0;
-    return S;
+    return vl_toplevel_open(config);
 }
 
 void vlad_close(VladState *S)
 {
     if (S == NULL)
         return;
-    vl_state_flush(S);
-    vl_gc_free(S);
+    vl_toplevel_close(S);
 }
 
 VladStatus vlad_eval_string(VladState *S, const char *src,

@@ -938,7 +938,10 @@ Proto *vl_compile_toplevel(VladState *S, const TopForm *form, int prelude)
         emit(&fs, OP_LOADK, 0, r, add_const(&fs, NIL_VAL), 0);
         emit_return_reg(&fs, r);
     } else {
-        expr(&fs, form->expr, r, 1);
+        /* not a tail call: the top-level frame stays visible in
+           backtraces of errors raised by what it calls */
+        expr(&fs, form->expr, r, 0);
+        emit_return_reg(&fs, r);
     }
     fs.pos = form->pos;
     return finish(&fs, PK_TOPLEVEL, 1, NULL, NULL);

@@ -18,11 +18,19 @@ static VlOomHook oom_hook;
 static void *oom_ud;
 static size_t peak_heap;
 
+static void ignore_warning(char *msg, GC_word arg)
+{
+    (void)msg;
+    (void)arg;
+}
+
 void vl_gc_init(void)
 {
     static int done;
     if (!done) {
         GC_INIT();
+        /* libvlad never prints: Boehm's warnings are dropped */
+        GC_set_warn_proc(ignore_warning);
         done = 1;
     }
 }

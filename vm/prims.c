@@ -55,6 +55,8 @@ static double modulo(double a, double b)
     double r = fmod(a, b);
     if (r != 0 && ((r < 0) != (b < 0)))
         r += b;
+    if (r == 0)
+        r = copysign(0.0, b);   /* a zero remainder takes b's sign */
     return r;
 }
 
@@ -311,6 +313,47 @@ static int input_byte(VladState *S)
     return (unsigned char)S->in_buf[S->in_pos++];
 }
 
+/* Decimal number syntax of the reader: [+-] digits [. digits] [e [+-]
+   digits] (with digits on at least one side of the point), or one of the
+   printer's +inf.0 -inf.0 +nan.0. */
+static int parse_real(const char *s, double *out)
+{
+    if (strcmp(s, "+inf.0") == 0 || strcmp(s, "-inf.0") == 0) {
+        *out = s[0] == '-' ? -INFINITY : INFINITY;
+        return 1;
+    }
+    if (strcmp(s, "+nan.0") == 0 || strcmp(s, "-nan.0") == 0) {
+        *out = NAN;
+        return 1;
+    }
+    const char *p = s;
+    int digits = 0;
+    if (*p == '+' || *p == '-')
+        p++;
+    while (*p >= '0' && *p <= '9')
+        p++, digits++;
+    if (*p == '.') {
+        p++;
+        while (*p >= '0' && *p <= '9')
+            p++, digits++;
+    }
+    if (!digits)
+        return 0;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-')
+            p++;
+        if (!(*p >= '0' && *p <= '9'))
+            return 0;
+        while (*p >= '0' && *p <= '9')
+            p++;
+    }
+    if (*p != '\0')
+        return 0;
+    *out = strtod(s, NULL);
+    return 1;
+}
+
 static Value p_read_real(VladState *S, Value *args)
 {
     (void)args;
@@ -329,9 +372,8 @@ static Value p_read_real(VladState *S, Value *args)
         c = input_byte(S);
     }
     tok[n] = '\0';
-    char *end;
-    double x = strtod(tok, &end);
-    if (n == 0 || *end != '\0')
+    double x;
+    if (!parse_real(tok, &x))
         vl_except_runtime(S, VLAD_ERR_RUNTIME,
                           "read-real: expected a real in the input, got "
                           "'%s'", tok);

@@ -29,6 +29,10 @@
 #include "vm/print.h"
 #include "vm/vm.h"
 
+static const char prelude_source[] =
+#include "stdlib/prelude.inc"
+    ;
+
 #ifndef VLAD_LIBDIR
 #define VLAD_LIBDIR "/usr/local/share/vlad"
 #endif
@@ -151,8 +155,8 @@ static void include_file(VladState *S, const TopForm *f, RunCtx *outer)
     if (path == NULL)
         vl_except_at(S, VLAD_ERR_IO, f->pos,
                      "include: cannot find '%s' (searched the including "
-                     "file's directory, -I directories, VLAD_PATH and %s)",
-                     f->include_name, VLAD_LIBDIR);
+                     "file's directory, the -I directories, VLAD_PATH and "
+                     "the library directory)", f->include_name);
     char real[PATH_MAX];
     const char *key = realpath(path, real) ? real : path;
     for (size_t k = 0; k < S->ninclude_stack; k++)
@@ -207,8 +211,11 @@ static void run_form(VladState *S, const TopForm *f, RunCtx *ctx)
     S->nad = 0;
     S->stack_top = 0;
     int64_t start = S->steps;
+    /* the application of the thunk itself is not counted: the form's
+       steps are those of its expression */
+    S->steps--;
     if (S->step_limit > 0 && !ctx->prelude)
-        vl_cont_push_limit(S, S->steps + S->step_limit, SIZE_MAX);
+        vl_cont_push_limit(S, S->steps + 1 + S->step_limit, SIZE_MAX);
     S->fuel_anchor = vl_cont_anchor(S, S->steps);
     double t0 = now_seconds();
     Value v = vl_vm_apply(S, vl_obj(VT_CLOSURE, thunk), NIL_VAL);
@@ -280,4 +287,61 @@ VladStatus vl_toplevel_eval(VladState *S, const char *src, size_t len,
     if (out != NULL)
         *out = st == VLAD_OK ? job.ctx.last : NIL_VAL;
     return st;
+}
+
+/* ===== Opening and closing states ===== */
+
+static void open_job(VladState *S, void *ud)
+{
+    (void)ud;
+    S->syms = vl_symtab_new();
+    vl_prims_install(S);
+    vl_vm_init(S);
+}
+
+VladState *vl_toplevel_open(const VladConfig *config)
+{
+    vl_gc_init();
+    /* the state is referenced only from the host: never collected */
+    VladState *S = vl_gc_alloc_uncollectable(sizeof *S);
+    if (S == NULL)
+        return NULL;
+    if (config != NULL)
+        S->config = *config;
+    S->max_stack = VL_MAX_STACK;
+    S->step_limit = S->config.step_limit;
+    if (vl_except_protect(S, open_job, NULL) != VLAD_OK) {
+        vl_gc_free(S);
+        return NULL;
+    }
+    if (S->config.include_path != NULL) {
+        size_t n = 0;
+        while (S->config.include_path[n] != NULL)
+            n++;
+        S->include_dirs = vl_gc_alloc((n + 1) * sizeof(char *));
+        for (size_t k = 0; k < n; k++)
+            S->include_dirs[k] = vl_gc_strdup(S->config.include_path[k]);
+        S->ninclude_dirs = n;
+    }
+    if (!S->config.no_prelude) {
+        int echo = S->config.echo_results;
+        S->config.echo_results = 0;
+        VladStatus st = vl_toplevel_eval(S, prelude_source,
+                                         sizeof prelude_source - 1,
+                                         "<prelude>", 1, NULL);
+        S->config.echo_results = echo;
+        if (st != VLAD_OK) {
+            vl_gc_free(S);
+            return NULL;
+        }
+    }
+    vl_prims_bind_inline_cells(S);
+    S->steps = 0;
+    return S;
+}
+
+void vl_toplevel_close(VladState *S)
+{
+    vl_state_flush(S);
+    vl_gc_free(S);
 }

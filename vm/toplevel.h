@@ -14,6 +14,11 @@ VL_INTERNAL VladStatus vl_toplevel_eval(VladState *S, const char *src,
                                         size_t len, const char *name,
                                         int prelude, Value *out);
 
+/* Create a state from 'config' (NULL: defaults) and load the prelude;
+   NULL when memory is exhausted or the prelude fails. */
+VL_INTERNAL VladState *vl_toplevel_open(const VladConfig *config);
+VL_INTERNAL void vl_toplevel_close(VladState *S);
+
 /* A whole file in GC memory (NUL-terminated), or NULL with errno set. */
 VL_INTERNAL char *vl_toplevel_read_file(const char *path, size_t *len);
 

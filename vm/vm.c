@@ -36,6 +36,7 @@
 #include "config.h"
 #include "vm/vm.h"
 
+#include <math.h>
 #include <string.h>
 #include "vm/ad.h"
 #include "vm/cont.h"
@@ -95,8 +96,10 @@ static void adapt_args(VladState *S, Value fn, Value *args, int nargs,
                                   : "?");
             }
             vl_except_runtime(S, VLAD_ERR_RUNTIME,
-                              "%s: expected %d arguments, got %s",
+                              "%s: expected %d arguments, got %s %s",
                               proc_name(fn), want,
+                              IS_PAIR(whole) ? "the tuple"
+                                             : "the single argument",
                               vl_print_to_string(S, whole, 200));
         }
         args[i] = AS_PAIR(v)->car;
@@ -115,6 +118,20 @@ static VL_NORETURN void pattern_error(VladState *S, const Proto *p,
                       "%s does not match pattern %s",
                       vl_print_to_string(S, whole, 200),
                       vl_datum_to_string(m->pattern->source, 200));
+}
+
+static void check_procedure(VladState *S, const char *who, Value f)
+{
+#ifdef VL_NO_STEP_COUNT
+    if (strcmp(who, "checkpoint") == 0 || strcmp(who, "primops") == 0)
+        vl_except_runtime(S, VLAD_ERR_RUNTIME,
+                          "%s: this vlad was built without step counting "
+                          "(configure --disable-step-counting)", who);
+#endif
+    if (!IS_PROC(f))
+        vl_except_runtime(S, VLAD_ERR_RUNTIME,
+                          "%s: expected a procedure, got %s", who,
+                          vl_print_to_string(S, f, 200));
 }
 
 /* ===== Stack ===== */
@@ -454,18 +471,21 @@ next:
     VM_CASE(CKPT_BEGIN) {
         Value k = R(i->b);
         SAVE();
+        check_procedure(S, "checkpoint", R(0));
         if (!IS_REAL(k))
             vl_except_runtime(S, VLAD_ERR_RUNTIME,
                               "checkpoint: the step count must be a real, "
                               "got %s", vl_print_to_string(S, k, 100));
         double kd = vl_value_primal(k);
-        if (!(kd >= 0) || kd != (double)(int64_t)kd || kd > 4e18)
+        if (!(kd >= 0) || (kd != floor(kd) && !isinf(kd)))
             vl_except_runtime(S, VLAD_ERR_RUNTIME,
                               "checkpoint: the step count must be a "
                               "non-negative integer, got %s",
                               vl_print_to_string(S, k, 100));
         int64_t now = S->fuel_anchor - fuel;
-        int64_t deadline = now + (int64_t)kd;
+        /* beyond 2^62 steps no computation can run: no limit at all */
+        int64_t deadline = kd >= 4611686018427387904.0
+                           ? INT64_MAX / 2 : now + (int64_t)kd;
         R(i->a) = vl_raw(deadline);
         vl_cont_push_limit(S, deadline, (size_t)(base - S->stack));
         S->fuel_anchor = vl_cont_anchor(S, now);
@@ -482,6 +502,8 @@ next:
         VM_NEXT();
     }
     VM_CASE(PRIMOPS_BEGIN) {
+        SAVE();
+        check_procedure(S, "primops", R(0));
         R(i->a) = vl_raw(S->fuel_anchor - fuel);
         VM_NEXT();
     }
@@ -519,6 +541,7 @@ next:
     /* ----- AD operators ----- */
     VM_CASE(JSTAR_BEGIN) {
         SAVE();
+        check_procedure(S, "j*", R(0));
         int64_t tag = ++S->next_tag;
         R(i->a + 3) = vl_ad_bundle(S, tag, R(i->b), R(i->b + 1));
         R(i->a) = vl_raw(tag);
@@ -533,6 +556,7 @@ next:
     }
     VM_CASE(STARJ_BEGIN) {
         SAVE();
+        check_procedure(S, "*j", R(0));
         int64_t tag = ++S->next_tag;
         vl_ad_push(S, tag, 1, (size_t)(base - S->stack), NULL, 0);
         R(i->a + 1) = vl_ad_tapify(S, tag, R(i->b));
