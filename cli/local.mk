@@ -2,6 +2,6 @@
 ## shared libvlad; GNU readline (GPL) is linked here and never into libvlad.
 
 bin_PROGRAMS += vlad
-vlad_SOURCES = %reldir%/main.c %reldir%/repl.c
+vlad_SOURCES = %reldir%/main.c %reldir%/repl.c %reldir%/repl.h
 vlad_CPPFLAGS = $(AM_CPPFLAGS) $(READLINE_CFLAGS)
 vlad_LDADD = libvlad.la $(READLINE_LIBS)

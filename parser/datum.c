@@ -105,8 +105,8 @@ static void put(Out *o, const char *s, size_t n)
 {
     if (full(o))
         return;
-    if (n > o->max + 1 - o->len)
-        n = o->max + 1 - o->len;      /* one byte past 'max' is enough */
+    if (o->max - o->len < n)
+        n = o->max - o->len + 1;      /* one byte past 'max' is enough */
     if (o->len + n >= o->cap) {
         size_t cap = o->cap * 2;
         while (o->len + n >= cap)

@@ -100,7 +100,7 @@ typedef struct Reader {
                              datum ('kind' 0 when none) */
 } Reader;
 
-/* lexer.l: the flex scanner (prefix vl_lexer_). */
+/* lexer.l: the flex scanner (its names are prefixed vl_lexer_). */
 VL_INTERNAL int vl_lexer_lex(TokVal *val, TokLoc *loc, yyscan_t scanner);
 /* Start scanning 'src' ('len' bytes) for 'P'; sets 'P->scanner'. */
 VL_INTERNAL void vl_lexer_open(Reader *P, const char *src, size_t len);

@@ -13,6 +13,8 @@ libvlad_core_la_SOURCES += \
 	%reldir%/opcodes.h \
 	%reldir%/vm.c %reldir%/vm.h \
 	%reldir%/cont.c %reldir%/cont.h \
+	%reldir%/ad.c %reldir%/ad.h \
+	%reldir%/walk.c %reldir%/walk.h \
 	%reldir%/prims.c %reldir%/prims.h \
 	%reldir%/toplevel.c %reldir%/toplevel.h \
 	%reldir%/features.h

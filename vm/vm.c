@@ -85,7 +85,7 @@ static void adapt_args(VladState *S, Value fn, Value *args, int nargs,
     Value v = whole;
     for (int i = 0; i < want - 1; i++) {
         if (!IS_PAIR(v)) {
-            if (IS_CLOSURE(fn)) {
+            if (IS_CLOSURE(fn) && AS_CLOSURE(fn)->proto->param != NULL) {
                 Proto *p = AS_CLOSURE(fn)->proto;
                 vl_except_runtime(S, VLAD_ERR_RUNTIME,
                                   "%s: argument %s does not match pattern "

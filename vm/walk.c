@@ -15,6 +15,7 @@
 
 typedef struct Memo {
     const void **keys;
+    const void **keys2;     /* zip: the object of the second value */
     Value *vals;
     size_t cap, count;
 } Memo;
@@ -37,38 +38,41 @@ static size_t hash_ptr(const void *p, size_t cap)
     return (size_t)(x >> 7) & (cap - 1);
 }
 
-static Value *memo_find(Memo *m, const void *key)
+static Value *memo_find(Memo *m, const void *key, const void *key2)
 {
     if (m->cap == 0)
         return NULL;
     for (size_t h = hash_ptr(key, m->cap);; h = (h + 1) & (m->cap - 1)) {
-        if (m->keys[h] == key)
+        if (m->keys[h] == key && m->keys2[h] == key2)
             return &m->vals[h];
         if (m->keys[h] == NULL)
             return NULL;
     }
 }
 
-static void memo_put(Memo *m, const void *key, Value v)
+static void memo_put(Memo *m, const void *key, const void *key2, Value v)
 {
     if (2 * (m->count + 1) > m->cap) {
         size_t oc = m->cap;
-        const void **ok = m->keys;
+        const void **ok = m->keys, **ok2 = m->keys2;
         Value *ov = m->vals;
         m->cap = oc ? oc * 2 : 64;
         m->keys = vl_gc_alloc(m->cap * sizeof(void *));
+        m->keys2 = vl_gc_alloc(m->cap * sizeof(void *));
         m->vals = vl_gc_alloc(m->cap * sizeof(Value));
         m->count = 0;
         for (size_t k = 0; k < oc; k++)
             if (ok[k] != NULL)
-                memo_put(m, ok[k], ov[k]);
+                memo_put(m, ok[k], ok2[k], ov[k]);
     }
     size_t h = hash_ptr(key, m->cap);
-    while (m->keys[h] != NULL && m->keys[h] != key)
+    while (m->keys[h] != NULL
+           && (m->keys[h] != key || m->keys2[h] != key2))
         h = (h + 1) & (m->cap - 1);
     if (m->keys[h] == NULL)
         m->count++;
     m->keys[h] = key;
+    m->keys2[h] = key2;
     m->vals[h] = v;
 }
 
@@ -96,7 +100,7 @@ static Value walk_closure(Walk *w, Value a, Value b)
     Closure *nc = vl_gc_alloc(sizeof(Closure) + n * sizeof(Value));
     nc->proto = ca->proto;
     Value r = vl_obj(VT_CLOSURE, nc);
-    memo_put(&w->memo, ca, r);
+    memo_put(&w->memo, ca, cb, r);
     for (uint16_t k = 0; k < n; k++)
         nc->free[k] = walk(w, ca->free[k], cb->free[k]);
     return r;
@@ -122,7 +126,7 @@ static Value walk_checkpoint(Walk *w, Value a, Value b)
     Checkpoint *nk = vl_gc_alloc(sizeof *nk);
     *nk = *ka;
     Value r = vl_obj(VT_CKPT, nk);
-    memo_put(&w->memo, ka, r);
+    memo_put(&w->memo, ka, kb, r);
     if (ka->finished) {
         nk->result = walk(w, ka->result, kb->result);
         return r;
@@ -167,7 +171,8 @@ static Value walk(Walk *w, Value a, Value b)
         return a;
     case VT_CLOSURE:
     case VT_CKPT: {
-        Value *m = memo_find(&w->memo, a.as.obj);
+        Value *m = memo_find(&w->memo, a.as.obj,
+                             w->zip && b.tag == a.tag ? b.as.obj : a.as.obj);
         if (m != NULL)
             return *m;
         return a.tag == VT_CLOSURE ? walk_closure(w, a, b)
@@ -180,7 +185,8 @@ static Value walk(Walk *w, Value a, Value b)
     Value head = NIL_VAL;
     Pair *last = NULL;
     while (IS_PAIR(a)) {
-        Value *m = memo_find(&w->memo, a.as.obj);
+        Value *m = memo_find(&w->memo, a.as.obj,
+                             w->zip && IS_PAIR(b) ? b.as.obj : a.as.obj);
         if (m != NULL) {
             if (last == NULL)
                 return *m;
@@ -193,7 +199,7 @@ static Value walk(Walk *w, Value a, Value b)
         Pair *pb = w->zip ? AS_PAIR(b) : pa;
         Pair *np = vl_gc_alloc(sizeof *np);
         Value nv = vl_obj(VT_PAIR, np);
-        memo_put(&w->memo, pa, nv);
+        memo_put(&w->memo, pa, pb, nv);
         np->car = walk(w, pa->car, pb->car);
         np->cdr = NIL_VAL;
         if (last == NULL)

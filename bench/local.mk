@@ -1,0 +1,12 @@
+## bench/local.mk -- "make bench" runs the benchmarks (bench/run, see
+## bench/README.md) against the vlad built here.  Not part of "make check",
+## and not in the tarball: benchmarks are run from a git checkout.
+## Options for bench/run: make bench BENCH_ARGS='--quick'.
+
+BENCH_ARGS =
+
+bench: vlad$(EXEEXT)
+	VLAD='$(abs_top_builddir)/vlad$(EXEEXT)' srcdir='$(abs_top_srcdir)' \
+	  top_builddir='$(abs_top_builddir)' $(srcdir)/%reldir%/run $(BENCH_ARGS)
+
+.PHONY: bench

@@ -1,0 +1,357 @@
+## tests/local.mk -- "make check" (style.md 2.10), Automake's parallel harness
+##
+## To add a golden test: create NAME.vlad and NAME.out (plus NAME.err,
+## NAME.status, NAME.args, NAME.in as needed, see tests/run-golden) and add
+## NAME.vlad to VLAD_GOLDEN_TESTS (tests/...) or VLAD_EXAMPLE_TESTS
+## (examples/...).  The sidecar files are distributed automatically.
+## A .vlad file under tests/ that is not a test (say, a file another test
+## includes) goes into VLAD_TEST_FILES.  tests/check-listed fails when a
+## .vlad file is in none of these lists.
+##
+## To add a C unit test: create tests/unit/test-NAME.c and add
+## %reldir%/unit/test-NAME to VLAD_UNIT_TESTS.  It links libvlad-core.la
+## and must print "N passed, N failed" and exit 0 or 1.
+
+VLAD_GOLDEN_TESTS = \
+	%reldir%/ad/closures.vlad \
+	%reldir%/ad/confusion.vlad \
+	%reldir%/ad/error-arity-fwd.vlad \
+	%reldir%/ad/error-arity-rev.vlad \
+	%reldir%/ad/error-cotangent-boolean.vlad \
+	%reldir%/ad/error-cotangent-length.vlad \
+	%reldir%/ad/error-cotangent-list-for-pair.vlad \
+	%reldir%/ad/error-cotangent-shared.vlad \
+	%reldir%/ad/error-inside-nested.vlad \
+	%reldir%/ad/error-non-real.vlad \
+	%reldir%/ad/error-not-procedure-fwd.vlad \
+	%reldir%/ad/error-not-procedure-rev.vlad \
+	%reldir%/ad/error-tangent-boolean.vlad \
+	%reldir%/ad/error-tangent-closure-code.vlad \
+	%reldir%/ad/error-tangent-length.vlad \
+	%reldir%/ad/error-tangent-real-for-pair.vlad \
+	%reldir%/ad/error-tangent-shared.vlad \
+	%reldir%/ad/hessian.vlad \
+	%reldir%/ad/random-grad-1.vlad \
+	%reldir%/ad/random-grad-2.vlad \
+	%reldir%/ad/random-grad-3.vlad \
+	%reldir%/ad/random-grad-4.vlad \
+	%reldir%/ad/random-jac-1.vlad \
+	%reldir%/ad/random-jac-2.vlad \
+	%reldir%/ad/steps.vlad \
+	%reldir%/ad/structures.vlad \
+	%reldir%/checkpoint/context-eval.vlad \
+	%reldir%/checkpoint/context-limit.vlad \
+	%reldir%/checkpoint/context-script.vlad \
+	%reldir%/checkpoint/context-stdin.vlad \
+	%reldir%/checkpoint/corpus-closures.vlad \
+	%reldir%/checkpoint/corpus-deep.vlad \
+	%reldir%/checkpoint/corpus-lists.vlad \
+	%reldir%/checkpoint/corpus-long-loop.vlad \
+	%reldir%/checkpoint/corpus-loops.vlad \
+	%reldir%/checkpoint/corpus-nested.vlad \
+	%reldir%/checkpoint/corpus-recursion.vlad \
+	%reldir%/checkpoint/corpus-tuples.vlad \
+	%reldir%/checkpoint/effects.vlad \
+	%reldir%/checkpoint/firstclass.vlad \
+	%reldir%/checkpoint/sizes.vlad \
+	%reldir%/errors/apply-boolean.vlad \
+	%reldir%/errors/apply-list.vlad \
+	%reldir%/errors/apply-number.vlad \
+	%reldir%/errors/apply-result.vlad \
+	%reldir%/errors/backtrace-long.vlad \
+	%reldir%/errors/error-after-output.vlad \
+	%reldir%/errors/form-bad-pattern.vlad \
+	%reldir%/errors/form-body-only-definitions.vlad \
+	%reldir%/errors/form-cond-else-not-last.vlad \
+	%reldir%/errors/form-cond-long-clause.vlad \
+	%reldir%/errors/form-cond-no-else.vlad \
+	%reldir%/errors/form-cons-three.vlad \
+	%reldir%/errors/form-define-dotted-params.vlad \
+	%reldir%/errors/form-define-in-expression.vlad \
+	%reldir%/errors/form-define-keyword-proc.vlad \
+	%reldir%/errors/form-define-keyword.vlad \
+	%reldir%/errors/form-define-missing-expr.vlad \
+	%reldir%/errors/form-define-two-exprs.vlad \
+	%reldir%/errors/form-defined-twice.vlad \
+	%reldir%/errors/form-definition-after-expression.vlad \
+	%reldir%/errors/form-else-outside-cond.vlad \
+	%reldir%/errors/form-if-four-subforms.vlad \
+	%reldir%/errors/form-if-two-subforms.vlad \
+	%reldir%/errors/form-include-not-string.vlad \
+	%reldir%/errors/form-keyword-as-value.vlad \
+	%reldir%/errors/form-lambda-dotted-params.vlad \
+	%reldir%/errors/form-lambda-no-body.vlad \
+	%reldir%/errors/form-lambda-rest-param.vlad \
+	%reldir%/errors/form-lambda-two-exprs.vlad \
+	%reldir%/errors/form-let-bad-binding.vlad \
+	%reldir%/errors/form-let-binding-three.vlad \
+	%reldir%/errors/form-let-bound-twice.vlad \
+	%reldir%/errors/form-let-not-list.vlad \
+	%reldir%/errors/form-letrec-non-lambda.vlad \
+	%reldir%/errors/form-letrec-pattern.vlad \
+	%reldir%/errors/form-named-let-bad.vlad \
+	%reldir%/errors/form-pattern-bare-empty.vlad \
+	%reldir%/errors/form-pattern-bound-twice.vlad \
+	%reldir%/errors/form-quote-two.vlad \
+	%reldir%/errors/form-used-before-definition.vlad \
+	%reldir%/errors/include-cycle.vlad \
+	%reldir%/errors/include-error-inside.vlad \
+	%reldir%/errors/include-syntax-error.vlad \
+	%reldir%/errors/pattern-car-empty.vlad \
+	%reldir%/errors/pattern-cons-parameter.vlad \
+	%reldir%/errors/pattern-constant.vlad \
+	%reldir%/errors/pattern-let.vlad \
+	%reldir%/errors/pattern-nested.vlad \
+	%reldir%/errors/pattern-nullary.vlad \
+	%reldir%/errors/pattern-parameter.vlad \
+	%reldir%/errors/pattern-quoted-constant.vlad \
+	%reldir%/errors/prim-add-boolean.vlad \
+	%reldir%/errors/prim-car-number.vlad \
+	%reldir%/errors/prim-expt-procedure.vlad \
+	%reldir%/errors/prim-less-list.vlad \
+	%reldir%/errors/prim-real-boolean.vlad \
+	%reldir%/errors/prim-sqrt-empty.vlad \
+	%reldir%/errors/prim-write-real-list.vlad \
+	%reldir%/errors/prim-zero-boolean.vlad \
+	%reldir%/errors/read-real-eof.vlad \
+	%reldir%/errors/read-real-not-number.vlad \
+	%reldir%/errors/stdin-runtime-error.vlad \
+	%reldir%/errors/step-limit-loop.vlad \
+	%reldir%/errors/syntax-bad-token-hash.vlad \
+	%reldir%/errors/syntax-bad-token-quasiquote.vlad \
+	%reldir%/errors/syntax-datum-comment-eof.vlad \
+	%reldir%/errors/syntax-dot-alone.vlad \
+	%reldir%/errors/syntax-dot-misuse.vlad \
+	%reldir%/errors/syntax-dot-toplevel.vlad \
+	%reldir%/errors/syntax-dotted-expression.vlad \
+	%reldir%/errors/syntax-empty-combination.vlad \
+	%reldir%/errors/syntax-mismatched-bracket.vlad \
+	%reldir%/errors/syntax-quote-eof.vlad \
+	%reldir%/errors/syntax-quote-symbol.vlad \
+	%reldir%/errors/syntax-string-expression.vlad \
+	%reldir%/errors/syntax-unclosed-paren.vlad \
+	%reldir%/errors/syntax-unexpected-close.vlad \
+	%reldir%/errors/syntax-unterminated-block-comment.vlad \
+	%reldir%/errors/syntax-unterminated-string.vlad \
+	%reldir%/errors/unbound-define-order.vlad \
+	%reldir%/errors/unbound-in-procedure.vlad \
+	%reldir%/errors/unbound-later-defined.vlad \
+	%reldir%/errors/unbound-toplevel.vlad \
+	%reldir%/lang/arith-expt-atan.vlad \
+	%reldir%/lang/arith-modulo-floor.vlad \
+	%reldir%/lang/arith-modulo-zero-sign.vlad \
+	%reldir%/lang/arith-variadic.vlad \
+	%reldir%/lang/booleans-truthiness.vlad \
+	%reldir%/lang/checkpoint-basics.vlad \
+	%reldir%/lang/checkpoint-effects.vlad \
+	%reldir%/lang/checkpoint-first-class.vlad \
+	%reldir%/lang/checkpoint-multishot.vlad \
+	%reldir%/lang/checkpoint-nested.vlad \
+	%reldir%/lang/checkpoint-split.vlad \
+	%reldir%/lang/closures-counter.vlad \
+	%reldir%/lang/closures-currying.vlad \
+	%reldir%/lang/closures-loop-capture.vlad \
+	%reldir%/lang/comments.vlad \
+	%reldir%/lang/forms-and-or.vlad \
+	%reldir%/lang/forms-cons-list.vlad \
+	%reldir%/lang/forms-if-cond.vlad \
+	%reldir%/lang/forms-lambda.vlad \
+	%reldir%/lang/forms-let.vlad \
+	%reldir%/lang/forms-letrec.vlad \
+	%reldir%/lang/forms-named-let.vlad \
+	%reldir%/lang/include-basic.vlad \
+	%reldir%/lang/include-nested.vlad \
+	%reldir%/lang/include-precedence.vlad \
+	%reldir%/lang/include-search-path.vlad \
+	%reldir%/lang/internal-defines.vlad \
+	%reldir%/lang/io-read-real.vlad \
+	%reldir%/lang/io-write.vlad \
+	%reldir%/lang/lists-long.vlad \
+	%reldir%/lang/names-identifiers.vlad \
+	%reldir%/lang/names-keyword-shadowing.vlad \
+	%reldir%/lang/numbers-exponents.vlad \
+	%reldir%/lang/numbers-fractions.vlad \
+	%reldir%/lang/numbers-integral.vlad \
+	%reldir%/lang/numbers-roundtrip.vlad \
+	%reldir%/lang/numbers-special.vlad \
+	%reldir%/lang/options-arguments.vlad \
+	%reldir%/lang/options-eval.vlad \
+	%reldir%/lang/options-no-arguments.vlad \
+	%reldir%/lang/options-stdin.vlad \
+	%reldir%/lang/options-step-limit.vlad \
+	%reldir%/lang/patterns-basic.vlad \
+	%reldir%/lang/patterns-constants.vlad \
+	%reldir%/lang/patterns-let.vlad \
+	%reldir%/lang/printing-lists.vlad \
+	%reldir%/lang/printing-procedures.vlad \
+	%reldir%/lang/programs-newton.vlad \
+	%reldir%/lang/programs-primes.vlad \
+	%reldir%/lang/programs-queens.vlad \
+	%reldir%/lang/programs-quicksort.vlad \
+	%reldir%/lang/quote-data.vlad \
+	%reldir%/lang/recursion-deep.vlad \
+	%reldir%/lang/tail-calls-loop.vlad \
+	%reldir%/lang/tail-calls-mutual.vlad \
+	%reldir%/lang/toplevel-definitions.vlad \
+	%reldir%/lang/toplevel-late-binding.vlad \
+	%reldir%/lang/toplevel-redefine-prims.vlad \
+	%reldir%/lang/toplevel-shadow-prelude.vlad \
+	%reldir%/lang/tuples-convention.vlad \
+	%reldir%/lang/tuples-mixed-arity.vlad \
+	%reldir%/stdlib/ad.vlad \
+	%reldir%/stdlib/append.vlad \
+	%reldir%/stdlib/err-abs-boolean.vlad \
+	%reldir%/stdlib/err-append-improper.vlad \
+	%reldir%/stdlib/err-caddr-short.vlad \
+	%reldir%/stdlib/err-cadr-short.vlad \
+	%reldir%/stdlib/err-car-empty.vlad \
+	%reldir%/stdlib/err-cdr-real.vlad \
+	%reldir%/stdlib/err-conformance-cadr.vlad \
+	%reldir%/stdlib/err-dot-length.vlad \
+	%reldir%/stdlib/err-filter-not-procedure.vlad \
+	%reldir%/stdlib/err-fold-left-bad-f.vlad \
+	%reldir%/stdlib/err-iota-not-real.vlad \
+	%reldir%/stdlib/err-k*v-not-list.vlad \
+	%reldir%/stdlib/err-length-improper.vlad \
+	%reldir%/stdlib/err-length-real.vlad \
+	%reldir%/stdlib/err-list-ref-negative.vlad \
+	%reldir%/stdlib/err-list-ref-range.vlad \
+	%reldir%/stdlib/err-magnitude-booleans.vlad \
+	%reldir%/stdlib/err-map-error-in-f.vlad \
+	%reldir%/stdlib/err-map-improper.vlad \
+	%reldir%/stdlib/err-map-not-procedure.vlad \
+	%reldir%/stdlib/err-map2-first-shorter.vlad \
+	%reldir%/stdlib/err-map2-second-shorter.vlad \
+	%reldir%/stdlib/err-reduce-improper.vlad \
+	%reldir%/stdlib/err-reverse-real.vlad \
+	%reldir%/stdlib/err-second-empty.vlad \
+	%reldir%/stdlib/err-sqr-pair.vlad \
+	%reldir%/stdlib/err-v+-length.vlad \
+	%reldir%/stdlib/filter.vlad \
+	%reldir%/stdlib/fold-left.vlad \
+	%reldir%/stdlib/iota.vlad \
+	%reldir%/stdlib/length.vlad \
+	%reldir%/stdlib/list-ref.vlad \
+	%reldir%/stdlib/map.vlad \
+	%reldir%/stdlib/map2.vlad \
+	%reldir%/stdlib/names.vlad \
+	%reldir%/stdlib/numeric.vlad \
+	%reldir%/stdlib/pairs.vlad \
+	%reldir%/stdlib/reduce.vlad \
+	%reldir%/stdlib/reverse.vlad \
+	%reldir%/stdlib/shadow-global.vlad \
+	%reldir%/stdlib/shadow-local.vlad \
+	%reldir%/stdlib/vectors.vlad
+
+VLAD_EXAMPLE_TESTS = \
+	examples/checkpoints.vlad \
+	examples/closures.vlad \
+	examples/demo.vlad \
+	examples/lists.vlad \
+	examples/newton.vlad
+
+VLAD_TEST_FILES = \
+	%reldir%/ad/ad-lib.vlad \
+	%reldir%/checkpoint/context-programs.vlad \
+	%reldir%/checkpoint/harness.vlad \
+	%reldir%/pending/ad-checkpoint.vlad \
+	%reldir%/pending/ad-random-ckpt-1.vlad \
+	%reldir%/pending/ad-sharing.vlad \
+	%reldir%/pending/stdlib-interface.vlad \
+	%reldir%/errors/inc/cycle-a.vlad \
+	%reldir%/errors/inc/cycle-b.vlad \
+	%reldir%/errors/inc/runtime-error.vlad \
+	%reldir%/errors/inc/syntax-error.vlad \
+	%reldir%/lang/inc/alt/pick.vlad \
+	%reldir%/lang/inc/defs.vlad \
+	%reldir%/lang/inc/nested.vlad \
+	%reldir%/lang/inc/pick.vlad \
+	%reldir%/lang/inc/prec-main.vlad \
+	%reldir%/lang/inc/search-path.vlad \
+	%reldir%/lang/inc/sibling.vlad
+
+VLAD_UNIT_TESTS = \
+	%reldir%/unit/test-reader \
+	%reldir%/unit/test-expand \
+	%reldir%/unit/test-vm
+
+## Files the unit tests include (e.g. a tests/unit/check.h harness):
+## distributed, never compiled on their own.
+VLAD_UNIT_SUPPORT = %reldir%/unit/check.h
+
+check_PROGRAMS += $(VLAD_UNIT_TESTS)
+## Programs without their own _LDADD (the unit tests) link the core.
+LDADD = libvlad-core.la $(GC_LIBS) -lm
+
+TESTS += \
+	$(VLAD_GOLDEN_TESTS) \
+	$(VLAD_EXAMPLE_TESTS) \
+	$(VLAD_UNIT_TESTS) \
+	%reldir%/check-listed \
+	%reldir%/conformance.sh
+
+TEST_EXTENSIONS = .vlad .sh
+VLAD_LOG_COMPILER = $(SHELL) $(srcdir)/%reldir%/run-golden
+SH_LOG_COMPILER = $(SHELL)
+
+## Every test sees these.  $(srcdir) is exported by Automake itself.
+## VLAD_TEST_OUTDIR: where run-golden writes actual outputs (never next to
+## the sources).  VLAD_LISTED: what tests/check-listed checks against.
+AM_TESTS_ENVIRONMENT = \
+	VLAD='$(abs_top_builddir)/vlad$(EXEEXT)'; \
+	VLAD_PATH='$(abs_top_srcdir)/stdlib'; \
+	VLAD_TEST_OUTDIR='$(abs_top_builddir)/test-output'; \
+	VLAD_LISTED='$(VLAD_GOLDEN_TESTS) $(VLAD_EXAMPLE_TESTS) $(VLAD_TEST_FILES)'; \
+	export VLAD VLAD_PATH VLAD_TEST_OUTDIR VLAD_LISTED;
+
+## Boehm's heap confuses LeakSanitizer; make UBSan failures fatal.
+if VL_SANITIZERS
+AM_TESTS_ENVIRONMENT += \
+	ASAN_OPTIONS="detect_leaks=0$${ASAN_OPTIONS:+:$$ASAN_OPTIONS}"; \
+	UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1$${UBSAN_OPTIONS:+:$$UBSAN_OPTIONS}"; \
+	export ASAN_OPTIONS UBSAN_OPTIONS;
+endif
+
+EXTRA_DIST += \
+	%reldir%/README.md \
+	%reldir%/run-golden \
+	%reldir%/check-listed \
+	%reldir%/conformance.sh \
+	%reldir%/pending/README.md \
+	%reldir%/ad/gen-random.py \
+	$(VLAD_UNIT_SUPPORT) \
+	$(VLAD_GOLDEN_TESTS) \
+	$(VLAD_EXAMPLE_TESTS) \
+	$(VLAD_TEST_FILES)
+
+## The sidecar files of each golden test (NAME.out, .err, .status, .args,
+## .in) go into the tarball without being listed one by one.
+dist-hook-tests:
+	@for t in $(VLAD_GOLDEN_TESTS) $(VLAD_EXAMPLE_TESTS); do \
+	  b=`echo "$$t" | sed 's/\.vlad$$//'`; \
+	  for x in out err status args in; do \
+	    if test -f "$(srcdir)/$$b.$$x"; then \
+	      cp -p "$(srcdir)/$$b.$$x" "$(distdir)/$$b.$$x" || exit 1; \
+	    fi; \
+	  done; \
+	done
+
+clean-local-tests:
+	-rm -rf test-output
+
+## make accept-golden TEST='tests/lang/A.vlad tests/lang/B.vlad': run the tests
+## and rewrite NAME.out/.err/.status in the SOURCE tree from what vlad
+## printed.  A deliberate act: review the diff like code.
+accept-golden: vlad$(EXEEXT)
+	@if test -z '$(TEST)'; then \
+	  echo 'usage: make accept-golden TEST=tests/DIR/NAME.vlad' >&2; exit 1; \
+	fi; \
+	$(AM_TESTS_ENVIRONMENT) \
+	srcdir='$(srcdir)'; export srcdir; \
+	for t in $(TEST); do \
+	  if test -f "$$t"; then p=$$t; else p='$(srcdir)'/$$t; fi; \
+	  VLAD_GOLDEN_ACCEPT=1 $(SHELL) '$(srcdir)/%reldir%/run-golden' "$$p" \
+	    || exit 1; \
+	done
+
+.PHONY: accept-golden dist-hook-tests clean-local-tests
