@@ -310,9 +310,17 @@ typedef struct TagCtx {
     uint32_t count;
 } TagCtx;
 
+/* A leaf that is already a dual of another (suspended, inner) invocation
+   keeps that perturbation outermost: the new one goes on its primal, so
+   when the inner invocation resumes on top it still ranks first. */
 static Value leaf_bundle(VladState *S, Value x, Value dx, void *ud)
 {
-    (void)S;
+    if (x.tag == VT_DUAL && ((Dual *)x.as.obj)->tag != ((TagCtx *)ud)->tag
+        && rank_of(S, ((Dual *)x.as.obj)->tag) == 0) {
+        Dual *d = x.as.obj;
+        return make_dual(d->tag, leaf_bundle(S, d->primal, dx, ud),
+                         d->tangent);
+    }
     return make_dual(((TagCtx *)ud)->tag, x, dx);
 }
 
@@ -361,7 +369,12 @@ Value vl_ad_jstar_result(VladState *S, int64_t tag, Value y)
 
 static Value leaf_tapify(VladState *S, Value x, Value unused, void *ud)
 {
-    (void)unused;
+    if (x.tag == VT_DUAL && ((Dual *)x.as.obj)->tag != ((TagCtx *)ud)->tag
+        && rank_of(S, ((Dual *)x.as.obj)->tag) == 0) {
+        Dual *d = x.as.obj;
+        return make_dual(d->tag, leaf_tapify(S, d->primal, unused, ud),
+                         d->tangent);
+    }
     return make_node(S, ((TagCtx *)ud)->tag, x, 0, NULL, NULL);
 }
 
