@@ -119,7 +119,7 @@ static Value make_node(VladState *S, int64_t tag, Value primal, int n,
 
 /* ===== Lifted arithmetic ===== */
 
-static double plain2(int op, double a, double b)
+double vl_ad_plain2(int op, double a, double b)
 {
     switch (op) {
     case IN_ADD: return a + b;
@@ -208,7 +208,7 @@ static Value lift_result(VladState *S, int64_t t, int reverse, Value y,
 Value vl_ad_binary(VladState *S, int op, Value a, Value b)
 {
     if (a.tag == VT_NUM && b.tag == VT_NUM)
-        return vl_num(plain2(op, a.as.num, b.as.num));
+        return vl_num(vl_ad_plain2(op, a.as.num, b.as.num));
     int is_a, is_b;
     int64_t t = pick_tag(S, a, b, &is_a, &is_b);
     int reverse = (is_a ? a : b).tag == VT_TAPE;

@@ -53,6 +53,10 @@ typedef struct AdFrame {
     uint32_t count;         /* *j: nodes on its tape */
 } AdFrame;
 
+/* A binary arithmetic InlineId on plain doubles (modulo is floored, its
+   zero takes the divisor's sign). */
+VL_INTERNAL double vl_ad_plain2(int op, double a, double b);
+
 /* Lifted arithmetic on any reals (InlineId ops). */
 VL_INTERNAL Value vl_ad_binary(VladState *S, int op, Value a, Value b);
 VL_INTERNAL Value vl_ad_unary(VladState *S, int op, Value a);

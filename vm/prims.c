@@ -50,29 +50,6 @@ static const char *const inline_names[IN__COUNT] = {
     "atan", "expt", "modulo", "car", "cdr"
 };
 
-static double modulo(double a, double b)
-{
-    double r = fmod(a, b);
-    if (r != 0 && ((r < 0) != (b < 0)))
-        r += b;
-    if (r == 0)
-        r = copysign(0.0, b);   /* a zero remainder takes b's sign */
-    return r;
-}
-
-static double arith2(int id, double a, double b)
-{
-    switch (id) {
-    case IN_ADD: return a + b;
-    case IN_SUB: return a - b;
-    case IN_MUL: return a * b;
-    case IN_DIV: return a / b;
-    case IN_ATAN: return atan2(a, b);
-    case IN_EXPT: return pow(a, b);
-    default: return modulo(a, b);
-    }
-}
-
 /* A real argument of an arithmetic primitive (any kind of real). */
 static Value real_value(VladState *S, const char *who, Value v)
 {
@@ -84,7 +61,7 @@ static Value real_value(VladState *S, const char *who, Value v)
 static Value arith_values(VladState *S, int id, Value a, Value b)
 {
     if (VL_LIKELY(IS_NUM(a) && IS_NUM(b)))
-        return vl_num(arith2(id, a.as.num, b.as.num));
+        return vl_num(vl_ad_plain2(id, a.as.num, b.as.num));
     const char *who = inline_names[id];
     return vl_ad_binary(S, id, real_value(S, who, a), real_value(S, who, b));
 }
