@@ -346,23 +346,12 @@ static Value leaf_tangent(VladState *S, Value y, Value unused, void *ud)
     return vl_num(0);
 }
 
-static Value list2(Value a, Value b)
-{
-    Pair *p2 = vl_gc_alloc(sizeof *p2);
-    p2->car = b;
-    p2->cdr = NIL_VAL;
-    Pair *p1 = vl_gc_alloc(sizeof *p1);
-    p1->car = a;
-    p1->cdr = vl_obj(VT_PAIR, p2);
-    return vl_obj(VT_PAIR, p1);
-}
-
 Value vl_ad_jstar_result(VladState *S, int64_t tag, Value y)
 {
     TagCtx c = {tag, NULL, 0};
     Value primal = vl_walk_map(S, y, leaf_primal, &c);
     Value tangent = vl_walk_map(S, y, leaf_tangent, &c);
-    return list2(primal, tangent);
+    return vl_value_list2(primal, tangent);
 }
 
 /* ===== *j ===== */
@@ -428,5 +417,5 @@ Value vl_ad_starj_result(VladState *S, int64_t tag, Value xnodes, Value y,
     }
     Value xbar = vl_walk_map(S, xnodes, leaf_extract, &c);
     Value primal = vl_walk_map(S, y, leaf_primal, &c);
-    return list2(primal, xbar);
+    return vl_value_list2(primal, xbar);
 }

@@ -101,18 +101,7 @@ Checkpoint *vl_cont_capture(VladState *S, size_t delim, Value *fb,
     k->frames = vl_gc_alloc((nframes ? nframes : 1) * sizeof(CapFrame));
     k->values = vl_gc_alloc((nvalues ? nvalues : 1) * sizeof(Value));
     k->callee = fb[1];
-    if (nargs == 1) {
-        k->arg = fb[2];
-    } else {
-        Value t = fb[1 + nargs];
-        for (int a = nargs - 2; a >= 0; a--) {
-            Pair *pr = vl_gc_alloc(sizeof *pr);
-            pr->car = fb[2 + a];
-            pr->cdr = t;
-            t = vl_obj(VT_PAIR, pr);
-        }
-        k->arg = t;
-    }
+    k->arg = vl_value_tuple(fb + 2, nargs);
     /* fill frames top-down, storing them bottom-first; values are laid
        out bottom-first too */
     size_t vend = nvalues;

@@ -1,5 +1,6 @@
 /*
- * vm/value.c -- operations on any value: equality, primal, kind names
+ * vm/value.c -- operations on any value: equality, primal, kind names,
+ *                building tuples and short lists
  */
 #include "config.h"
 #include "vm/value.h"
@@ -49,4 +50,22 @@ const char *vl_value_kind(Value v)
     case VT_CKPT: return "checkpoint";
     default: return "internal value";
     }
+}
+
+Value vl_value_tuple(const Value *args, int n)
+{
+    Value t = args[n - 1];
+    for (int i = n - 2; i >= 0; i--) {
+        Pair *p = vl_gc_alloc(sizeof *p);
+        p->car = args[i];
+        p->cdr = t;
+        t = vl_obj(VT_PAIR, p);
+    }
+    return t;
+}
+
+Value vl_value_list2(Value a, Value b)
+{
+    Value items[3] = {a, b, NIL_VAL};
+    return vl_value_tuple(items, 3);
 }

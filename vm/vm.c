@@ -50,18 +50,6 @@
 
 /* ===== Argument adaptation ===== */
 
-static Value make_tuple(Value *args, int n)
-{
-    Value t = args[n - 1];
-    for (int i = n - 2; i >= 0; i--) {
-        Pair *p = vl_gc_alloc(sizeof *p);
-        p->car = args[i];
-        p->cdr = t;
-        t = vl_obj(VT_PAIR, p);
-    }
-    return t;
-}
-
 static const char *proc_name(Value fn)
 {
     if (IS_PRIM(fn))
@@ -78,7 +66,7 @@ static void adapt_args(VladState *S, Value fn, Value *args, int nargs,
                        int want)
 {
     if (nargs > 1)
-        args[0] = make_tuple(args, nargs);
+        args[0] = vl_value_tuple(args, nargs);
     if (want == 1)
         return;
     Value whole = args[0];
@@ -510,13 +498,7 @@ next:
     VM_CASE(PRIMOPS_END) {
         int64_t n = S->fuel_anchor - fuel - R(i->b).as.i;
         SAVE();
-        Pair *p2 = vl_gc_alloc(sizeof *p2);
-        p2->car = vl_num((double)n);
-        p2->cdr = NIL_VAL;
-        Pair *p1 = vl_gc_alloc(sizeof *p1);
-        p1->car = R(i->a);
-        p1->cdr = vl_obj(VT_PAIR, p2);
-        R(i->a) = vl_obj(VT_PAIR, p1);
+        R(i->a) = vl_value_list2(R(i->a), vl_num((double)n));
         VM_NEXT();
     }
     VM_CASE(RESUME) {
