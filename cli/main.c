@@ -85,9 +85,14 @@ static void print_stats(VladState *S, double seconds)
     VladStats st;
     vlad_get_stats(S, &st);
     fprintf(stderr, "steps: %lld\npeak heap: %zu bytes\n"
-                    "peak stack: %zu bytes\ntime: %.3f s\n",
+                    "peak stack: %zu bytes\n",
             (long long)st.steps_total, st.peak_heap_bytes,
-            st.peak_stack_bytes, seconds);
+            st.peak_stack_bytes);
+    if (st.tape_nodes > 0)
+        fprintf(stderr, "ad tape nodes: %llu\nad tape bytes: %llu\n",
+                (unsigned long long)st.tape_nodes,
+                (unsigned long long)st.tape_bytes);
+    fprintf(stderr, "time: %.3f s\n", seconds);
 }
 
 static int report(VladState *S, VladStatus st)

@@ -128,6 +128,8 @@ typedef struct VladStats {
     size_t heap_bytes;      /* current size of the GC heap */
     size_t peak_heap_bytes; /* largest size of the GC heap so far */
     size_t peak_stack_bytes;/* deepest continuation stack so far */
+    uint64_t tape_nodes;    /* reverse-mode tape nodes recorded so far */
+    uint64_t tape_bytes;    /* bytes allocated for those tapes so far */
 } VladStats;
 
 /* Fill '*stats'.  [never fails] */

@@ -30,22 +30,22 @@
 /* ===== The stack of active invocations ===== */
 
 void vl_ad_push(VladState *S, int64_t tag, int reverse, size_t frame,
-                TapeNode *head, uint32_t count)
+                TapeChunk *chunk, uint32_t n)
 {
     if (S->nad == S->ad_cap) {
-        size_t n = S->ad_cap ? S->ad_cap * 2 : 8;
-        AdFrame *a = vl_gc_alloc(n * sizeof(AdFrame));
+        size_t cap = S->ad_cap ? S->ad_cap * 2 : 8;
+        AdFrame *a = vl_gc_alloc(cap * sizeof(AdFrame));
         if (S->nad)
             memcpy(a, S->ad, S->nad * sizeof(AdFrame));
         S->ad = a;
-        S->ad_cap = n;
+        S->ad_cap = cap;
     }
     AdFrame *f = &S->ad[S->nad++];
     f->tag = tag;
     f->reverse = reverse;
     f->frame = frame;
-    f->head = head;
-    f->count = count;
+    f->chunk = chunk;
+    f->n = n;
 }
 
 AdFrame *vl_ad_top(VladState *S)
@@ -69,8 +69,10 @@ static size_t rank_of(VladState *S, int64_t tag)
     return 0;
 }
 
-static AdFrame *frame_of(VladState *S, int64_t tag)
+static inline AdFrame *frame_of(VladState *S, int64_t tag)
 {
+    if (S->nad && S->ad[S->nad - 1].tag == tag)
+        return &S->ad[S->nad - 1];
     for (size_t k = S->nad; k-- > 0;)
         if (S->ad[k].tag == tag)
             return &S->ad[k];
@@ -79,17 +81,60 @@ static AdFrame *frame_of(VladState *S, int64_t tag)
 
 /* ===== Building reals ===== */
 
+static int64_t dual_tag(Value v)
+{
+    return v.aux ? ((const PlainDual *)v.as.obj)->tag
+                 : ((const Dual *)v.as.obj)->tag;
+}
+
+static Value dual_primal(Value v)
+{
+    return v.aux ? vl_num(((const PlainDual *)v.as.obj)->primal)
+                 : ((const Dual *)v.as.obj)->primal;
+}
+
+static Value dual_tangent(Value v)
+{
+    return v.aux ? vl_num(((const PlainDual *)v.as.obj)->tangent)
+                 : ((const Dual *)v.as.obj)->tangent;
+}
+
 static int64_t tag_of(Value v)
 {
     if (v.tag == VT_DUAL)
-        return ((Dual *)v.as.obj)->tag;
+        return dual_tag(v);
     if (v.tag == VT_TAPE)
-        return ((TapeNode *)v.as.obj)->tag;
+        return ((TapeChunk *)v.as.obj)->tag;
     return -1;
 }
 
-static Value make_dual(int64_t tag, Value primal, Value tangent)
+/* Plain duals are carved from pointer-free blocks (the collector keeps a
+   block while any dual in it is reachable): cheaper than one allocation
+   each, as forward mode makes one per operation. */
+#define DUALS_PER_BLOCK 170
+
+static PlainDual *new_plain_dual(VladState *S)
 {
+    if (S->dual_left == 0) {
+        S->dual_next = vl_gc_alloc_atomic(DUALS_PER_BLOCK * sizeof(PlainDual));
+        S->dual_left = DUALS_PER_BLOCK;
+    }
+    S->dual_left--;
+    return S->dual_next++;
+}
+
+static Value make_dual(VladState *S, int64_t tag, Value primal,
+                       Value tangent)
+{
+    if (primal.tag == VT_NUM && tangent.tag == VT_NUM) {
+        PlainDual *p = new_plain_dual(S);
+        p->primal = primal.as.num;
+        p->tangent = tangent.as.num;
+        p->tag = tag;
+        Value v = vl_obj(VT_DUAL, p);
+        v.aux = 1;
+        return v;
+    }
     Dual *d = vl_gc_alloc(sizeof *d);
     d->primal = primal;
     d->tangent = tangent;
@@ -97,24 +142,111 @@ static Value make_dual(int64_t tag, Value primal, Value tangent)
     return vl_obj(VT_DUAL, d);
 }
 
+static const TapeSlot *slot_of(Value v)
+{
+    return &((const TapeChunk *)v.as.obj)->slots[v.aux];
+}
+
+static uint32_t index_of(Value v)
+{
+    return ((const TapeChunk *)v.as.obj)->base + v.aux;
+}
+
+static int is_general(const TapeSlot *t)
+{
+    return t->parents[0] == VL_TAPE_GENERAL;
+}
+
+/* Start a new chunk at the end of f's tape: the current one is full or is
+   shared with another continuation. */
+static void new_chunk(VladState *S, AdFrame *f)
+{
+    TapeChunk *c = f->chunk;
+    TapeChunk *nc = vl_gc_alloc(sizeof *nc);
+    uint32_t cap = 16;
+    if (c != NULL && c->used == f->n)
+        cap = c->cap < 4096 ? c->cap * 2 : 8192;
+    nc->slots = vl_gc_alloc_atomic_touched(cap * sizeof(TapeSlot));
+    nc->prev = c;
+    nc->prev_n = f->n;
+    nc->base = c != NULL ? c->base + f->n : 0;
+    nc->tag = f->tag;
+    nc->cap = cap;
+    nc->general = c != NULL && c->general;
+    S->tape_bytes += cap * sizeof(TapeSlot) + sizeof *nc;
+    if (nc->base > VL_TAPE_GENERAL - cap)
+        vl_except_runtime(S, VLAD_ERR_MEMORY,
+                          "*j: the tape is full (%u operations)",
+                          (unsigned)nc->base);
+    f->chunk = nc;
+    f->n = 0;
+}
+
+/* The slot for a new node at the end of f's tape. */
+static inline Value new_slot(VladState *S, AdFrame *f, TapeSlot **slot)
+{
+    TapeChunk *c = f->chunk;
+    if (c == NULL || c->used != f->n || c->used == c->cap) {
+        new_chunk(S, f);
+        c = f->chunk;
+    }
+    *slot = &c->slots[f->n];
+    S->tape_nodes++;
+    Value v = vl_obj(VT_TAPE, c);
+    v.aux = f->n;
+    c->used = ++f->n;
+    return v;
+}
+
+/* A node of f's tape with a plain primal and plain partials. */
+static Value compact_node(VladState *S, AdFrame *f, double primal,
+                          uint32_t p0, double d0, uint32_t p1, double d1)
+{
+    TapeSlot *t;
+    Value v = new_slot(S, f, &t);
+    t->primal = primal;
+    t->parents[0] = p0;
+    t->parents[1] = p1;
+    t->u.partials[0] = d0;
+    t->u.partials[1] = d1;
+    return v;
+}
+
+/* A node of tape 'tag' with parents given as tape values. */
 static Value make_node(VladState *S, int64_t tag, Value primal, int n,
-                       TapeNode **parents, Value *partials)
+                       const Value *parents, const Value *partials)
 {
     AdFrame *f = frame_of(S, tag);
     if (f == NULL)          /* its invocation has ended: a constant */
         return primal;
-    TapeNode *t = vl_gc_alloc(sizeof *t);
-    t->primal = primal;
-    t->tag = tag;
-    t->prev = f->head;
-    t->index = f->count++;
-    t->nparents = (uint32_t)n;
+    int plain = primal.tag == VT_NUM;
+    for (int k = 0; k < n; k++)
+        plain &= partials[k].tag == VT_NUM;
+    if (plain)
+        return compact_node(S, f, primal.as.num,
+                            n > 0 ? index_of(parents[0]) : VL_TAPE_NONE,
+                            n > 0 ? partials[0].as.num : 0,
+                            n > 1 ? index_of(parents[1]) : VL_TAPE_NONE,
+                            n > 1 ? partials[1].as.num : 0);
+    TapeExt *e = vl_gc_alloc(sizeof *e);
+    e->primal = primal;
+    e->nparents = (uint32_t)n;
     for (int k = 0; k < n; k++) {
-        t->parents[k] = parents[k];
-        t->partials[k] = partials[k];
+        e->parents[k] = index_of(parents[k]);
+        e->partials[k] = partials[k];
     }
-    f->head = t;
-    return vl_obj(VT_TAPE, t);
+    TapeSlot *t;
+    Value v = new_slot(S, f, &t);
+    TapeChunk *c = v.as.obj;
+    e->next = c->ext;
+    c->ext = e;
+    c->general = 1;
+    S->tape_bytes += sizeof *e;
+    t->primal = vl_value_primal(primal);
+    t->parents[0] = VL_TAPE_GENERAL;
+    t->parents[1] = VL_TAPE_NONE;
+    t->u.ext = e;
+    return v;
 }
 
 /* ===== Lifted arithmetic ===== */
@@ -172,10 +304,16 @@ static int64_t pick_tag(VladState *S, Value a, Value b, int *is_a, int *is_b)
     return t;
 }
 
-/* Primal and tangent (forward) of 'v' at the chosen tag. */
+/* The primal of 'v' at the chosen tag (the value itself when 'v' does not
+   carry that tag). */
 static Value primal_at(Value v, int at)
 {
-    return at ? *(const Value *)v.as.obj : v;
+    if (!at)
+        return v;
+    if (v.tag == VT_DUAL)
+        return dual_primal(v);
+    const TapeSlot *t = slot_of(v);
+    return is_general(t) ? t->u.ext->primal : vl_num(t->primal);
 }
 
 /* Build the result at tag 't' from primal 'y', operands and partials. */
@@ -186,29 +324,142 @@ static Value lift_result(VladState *S, int64_t t, int reverse, Value y,
     if (!reverse) {
         Value tan = vl_num(0);
         if (is_a && !is_zero(da))
-            tan = mul(S, da, ((Dual *)a.as.obj)->tangent);
+            tan = mul(S, da, dual_tangent(a));
         if (is_b && !is_zero(db))
-            tan = add(S, tan, mul(S, db, ((Dual *)b.as.obj)->tangent));
-        return make_dual(t, y, tan);
+            tan = add(S, tan, mul(S, db, dual_tangent(b)));
+        return make_dual(S, t, y, tan);
     }
-    TapeNode *parents[2];
-    Value partials[2];
+    Value parents[2], partials[2];
     int n = 0;
     if (is_a) {
-        parents[n] = a.as.obj;
+        parents[n] = a;
         partials[n++] = da;
     }
     if (is_b) {
-        parents[n] = b.as.obj;
+        parents[n] = b;
         partials[n++] = db;
     }
     return make_node(S, t, y, n, parents, partials);
+}
+
+/* A plain double operand: a VT_NUM, or a compact node or a dual with plain
+   primal and tangent, of tag 'tag'. */
+static int plain_dual(Value v, int64_t *tag, double *x, double *dx)
+{
+    if (!v.aux)
+        return 0;
+    const PlainDual *d = v.as.obj;
+    *tag = d->tag;
+    *x = d->primal;
+    *dx = d->tangent;
+    return 1;
+}
+
+/* Partial derivatives of a binary op at plain (a, b) with result y. */
+static void plain_partials2(int op, double a, double b, double y,
+                            double *da, double *db)
+{
+    switch (op) {
+    case IN_ADD: *da = 1; *db = 1; break;
+    case IN_SUB: *da = 1; *db = -1; break;
+    case IN_MUL: *da = b; *db = a; break;
+    case IN_DIV: *da = 1 / b; *db = -(y / b); break;
+    case IN_ATAN: {
+        double den = a * a + b * b;
+        *da = b / den;
+        *db = -a / den;
+        break;
+    }
+    case IN_EXPT:
+        *da = b * pow(a, b - 1);
+        *db = a == 0 ? 0 : y * log(a);
+        break;
+    default:
+        *da = 1;
+        *db = -floor(a / b);
+        break;
+    }
+}
+
+/* The fast path of vl_ad_binary: operands plain or of one tag with plain
+   parts.  Returns 0 when the general path is needed. */
+static int binary_fast(VladState *S, int op, Value a, Value b, Value *out)
+{
+    int64_t tag = -1, tb;
+    double x, y, dx = 0, dy = 0;
+    int ka = a.tag, kb = b.tag;
+    if (ka == VT_TAPE || kb == VT_TAPE) {
+        uint32_t pa = VL_TAPE_NONE, pb = VL_TAPE_NONE;
+        if (ka == VT_TAPE) {
+            const TapeSlot *t = slot_of(a);
+            if (is_general(t))
+                return 0;
+            tag = tag_of(a);
+            x = t->primal;
+            pa = index_of(a);
+        } else if (ka == VT_NUM)
+            x = a.as.num;
+        else
+            return 0;
+        if (kb == VT_TAPE) {
+            const TapeSlot *t = slot_of(b);
+            if (is_general(t) || (tag >= 0 && tag_of(b) != tag))
+                return 0;
+            tag = tag_of(b);
+            y = t->primal;
+            pb = index_of(b);
+        } else if (kb == VT_NUM)
+            y = b.as.num;
+        else
+            return 0;
+        AdFrame *f = frame_of(S, tag);
+        double r = vl_ad_plain2(op, x, y), da, db;
+        if (f == NULL) {
+            *out = vl_num(r);
+            return 1;
+        }
+        plain_partials2(op, x, y, r, &da, &db);
+        if (pa == VL_TAPE_NONE)
+            *out = compact_node(S, f, r, pb, db, VL_TAPE_NONE, 0);
+        else if (pb == VL_TAPE_NONE)
+            *out = compact_node(S, f, r, pa, da, VL_TAPE_NONE, 0);
+        else
+            *out = compact_node(S, f, r, pa, da, pb, db);
+        return 1;
+    }
+    if (ka == VT_DUAL) {
+        if (!plain_dual(a, &tag, &x, &dx))
+            return 0;
+    } else if (ka == VT_NUM)
+        x = a.as.num;
+    else
+        return 0;
+    if (kb == VT_DUAL) {
+        if (!plain_dual(b, &tb, &y, &dy) || (tag >= 0 && tb != tag))
+            return 0;
+        tag = tb;
+    } else if (kb == VT_NUM)
+        y = b.as.num;
+    else
+        return 0;
+    double r = vl_ad_plain2(op, x, y), da, db;
+    plain_partials2(op, x, y, r, &da, &db);
+    double t = 0;
+    if (ka == VT_DUAL && dx != 0)
+        t = da * dx;
+    if (kb == VT_DUAL && dy != 0)
+        t += db * dy;
+    *out = make_dual(S, tag, vl_num(r), vl_num(t));
+    return 1;
 }
 
 Value vl_ad_binary(VladState *S, int op, Value a, Value b)
 {
     if (a.tag == VT_NUM && b.tag == VT_NUM)
         return vl_num(vl_ad_plain2(op, a.as.num, b.as.num));
+    Value r;
+    if (binary_fast(S, op, a, b, &r))
+        return r;
     int is_a, is_b;
     int64_t t = pick_tag(S, a, b, &is_a, &is_b);
     int reverse = (is_a ? a : b).tag == VT_TAPE;
@@ -274,7 +525,37 @@ Value vl_ad_unary(VladState *S, int op, Value a)
 {
     if (a.tag == VT_NUM)
         return vl_num(plain1(op, a.as.num));
-    int64_t t = tag_of(a);
+    double x = 0, dx = 0;
+    int64_t t = -1;
+    if (a.tag == VT_TAPE ? !is_general(slot_of(a))
+                         : plain_dual(a, &t, &x, &dx)) {
+        x = a.tag == VT_TAPE ? slot_of(a)->primal : x;
+        double y, d, sx, cx;
+        switch (op) {
+        case IN_SIN:        /* sincos gives the same bits as sin, cos */
+            sincos(x, &sx, &cx);
+            y = sx;
+            d = cx;
+            break;
+        case IN_COS:
+            sincos(x, &sx, &cx);
+            y = cx;
+            d = 0 - sx;
+            break;
+        default:
+            y = plain1(op, x);
+            d = op == IN_SQRT ? 0.5 / y
+                : op == IN_EXP ? y : op == IN_LOG ? 1 / x : 0;
+            break;
+        }
+        if (a.tag == VT_DUAL)
+            return make_dual(S, t, vl_num(y), vl_num(d != 0 ? d * dx : 0));
+        AdFrame *f = frame_of(S, tag_of(a));
+        return f == NULL ? vl_num(y)
+                         : compact_node(S, f, y, index_of(a), d,
+                                        VL_TAPE_NONE, 0);
+    }
+    t = tag_of(a);
     int reverse = a.tag == VT_TAPE;
     Value ap = primal_at(a, 1);
     Value y = vl_ad_unary(S, op, ap);
@@ -306,7 +587,9 @@ Value vl_ad_unary(VladState *S, int op, Value a)
 
 typedef struct TagCtx {
     int64_t tag;
-    Value *sens;            /* *j: sensitivities by node index */
+    Value *sens;            /* *j: sensitivities by node index, or */
+    double *dsens;          /* the same when all of them are plain */
+    int nonplain;           /* a cotangent leaf that is not a plain real */
     uint32_t count;
 } TagCtx;
 
@@ -315,18 +598,17 @@ typedef struct TagCtx {
    when the inner invocation resumes on top it still ranks first. */
 static Value leaf_bundle(VladState *S, Value x, Value dx, void *ud)
 {
-    if (x.tag == VT_DUAL && ((Dual *)x.as.obj)->tag != ((TagCtx *)ud)->tag
-        && rank_of(S, ((Dual *)x.as.obj)->tag) == 0) {
-        Dual *d = x.as.obj;
-        return make_dual(d->tag, leaf_bundle(S, d->primal, dx, ud),
-                         d->tangent);
-    }
-    return make_dual(((TagCtx *)ud)->tag, x, dx);
+    if (x.tag == VT_DUAL && dual_tag(x) != ((TagCtx *)ud)->tag
+        && rank_of(S, dual_tag(x)) == 0)
+        return make_dual(S, dual_tag(x),
+                         leaf_bundle(S, dual_primal(x), dx, ud),
+                         dual_tangent(x));
+    return make_dual(S, ((TagCtx *)ud)->tag, x, dx);
 }
 
 Value vl_ad_bundle(VladState *S, int64_t tag, Value x, Value dx)
 {
-    TagCtx c = {tag, NULL, 0};
+    TagCtx c = {tag, NULL, NULL, 0, 0};
     return vl_walk_zip(S, x, dx, leaf_bundle, &c, "j*", "tangent");
 }
 
@@ -334,21 +616,21 @@ static Value leaf_primal(VladState *S, Value y, Value unused, void *ud)
 {
     (void)S;
     (void)unused;
-    return tag_of(y) == ((TagCtx *)ud)->tag ? *(const Value *)y.as.obj : y;
+    return primal_at(y, tag_of(y) == ((TagCtx *)ud)->tag);
 }
 
 static Value leaf_tangent(VladState *S, Value y, Value unused, void *ud)
 {
     (void)S;
     (void)unused;
-    if (y.tag == VT_DUAL && ((Dual *)y.as.obj)->tag == ((TagCtx *)ud)->tag)
-        return ((Dual *)y.as.obj)->tangent;
+    if (y.tag == VT_DUAL && dual_tag(y) == ((TagCtx *)ud)->tag)
+        return dual_tangent(y);
     return vl_num(0);
 }
 
 Value vl_ad_jstar_result(VladState *S, int64_t tag, Value y)
 {
-    TagCtx c = {tag, NULL, 0};
+    TagCtx c = {tag, NULL, NULL, 0, 0};
     Value primal = vl_walk_map(S, y, leaf_primal, &c);
     Value tangent = vl_walk_map(S, y, leaf_tangent, &c);
     return vl_value_list2(primal, tangent);
@@ -358,29 +640,52 @@ Value vl_ad_jstar_result(VladState *S, int64_t tag, Value y)
 
 static Value leaf_tapify(VladState *S, Value x, Value unused, void *ud)
 {
-    if (x.tag == VT_DUAL && ((Dual *)x.as.obj)->tag != ((TagCtx *)ud)->tag
-        && rank_of(S, ((Dual *)x.as.obj)->tag) == 0) {
-        Dual *d = x.as.obj;
-        return make_dual(d->tag, leaf_tapify(S, d->primal, unused, ud),
-                         d->tangent);
-    }
+    if (x.tag == VT_DUAL && dual_tag(x) != ((TagCtx *)ud)->tag
+        && rank_of(S, dual_tag(x)) == 0)
+        return make_dual(S, dual_tag(x),
+                         leaf_tapify(S, dual_primal(x), unused, ud),
+                         dual_tangent(x));
     return make_node(S, ((TagCtx *)ud)->tag, x, 0, NULL, NULL);
 }
 
 Value vl_ad_tapify(VladState *S, int64_t tag, Value x)
 {
-    TagCtx c = {tag, NULL, 0};
+    TagCtx c = {tag, NULL, NULL, 0, 0};
     return vl_walk_map(S, x, leaf_tapify, &c);
+}
+
+/* Sensitivities: a zero-filled array of Values (VT_UNDEF reads as 0). */
+static void accumulate(VladState *S, Value *dst, Value v)
+{
+    if (dst->tag == VT_UNDEF)
+        *dst = v.tag == VT_NUM ? vl_num(0.0 + v.as.num) : v;
+    else if (dst->tag == VT_NUM && v.tag == VT_NUM)
+        dst->as.num += v.as.num;
+    else
+        *dst = add(S, *dst, v);
+}
+
+/* The index of y on the tape being swept, or VL_TAPE_NONE. */
+static uint32_t swept_index(const TagCtx *c, Value y)
+{
+    if (y.tag != VT_TAPE || tag_of(y) != c->tag)
+        return VL_TAPE_NONE;
+    uint32_t i = index_of(y);
+    return i < c->count ? i : VL_TAPE_NONE;
 }
 
 static Value leaf_seed(VladState *S, Value y, Value ybar, void *ud)
 {
     TagCtx *c = ud;
-    if (y.tag == VT_TAPE) {
-        TapeNode *t = y.as.obj;
-        if (t->tag == c->tag && t->index < c->count)
-            c->sens[t->index] = add(S, c->sens[t->index], ybar);
-    }
+    uint32_t i = swept_index(c, y);
+    if (i == VL_TAPE_NONE)
+        return y;
+    if (c->dsens == NULL)
+        accumulate(S, &c->sens[i], ybar);
+    else if (ybar.tag == VT_NUM)
+        c->dsens[i] += ybar.as.num;
+    else
+        c->nonplain = 1;
     return y;
 }
 
@@ -389,33 +694,94 @@ static Value leaf_extract(VladState *S, Value x, Value unused, void *ud)
     (void)S;
     (void)unused;
     TagCtx *c = ud;
-    if (x.tag == VT_TAPE) {
-        TapeNode *t = x.as.obj;
-        if (t->tag == c->tag && t->index < c->count)
-            return c->sens[t->index];
+    uint32_t i = swept_index(c, x);
+    if (i == VL_TAPE_NONE)
+        return vl_num(0);
+    if (c->dsens != NULL)
+        return vl_num(c->dsens[i]);
+    return c->sens[i].tag == VT_UNDEF ? vl_num(0) : c->sens[i];
+}
+
+/* Propagate the sensitivity s of a node to its parents. */
+static void backprop(VladState *S, Value *sens, const TapeSlot *t, Value s)
+{
+    if (!is_general(t)) {
+        for (int k = 0; k < 2 && t->parents[k] != VL_TAPE_NONE; k++) {
+            Value *dst = &sens[t->parents[k]];
+            double d = t->u.partials[k];
+            if (s.tag == VT_NUM) {
+                if (dst->tag == VT_NUM)
+                    dst->as.num += d * s.as.num;
+                else
+                    accumulate(S, dst, vl_num(d * s.as.num));
+            } else
+                accumulate(S, dst, mul(S, vl_num(d), s));
+        }
+        return;
     }
-    return vl_num(0);
+    const TapeExt *e = t->u.ext;
+    for (uint32_t k = 0; k < e->nparents; k++)
+        accumulate(S, &sens[e->parents[k]], mul(S, e->partials[k], s));
+}
+
+/* The reverse sweep when every node is compact and every cotangent leaf
+   plain: sensitivities are doubles.  Returns 0 (having done nothing that
+   matters) when a cotangent leaf is not plain. */
+static int sweep_plain(VladState *S, TagCtx *c, Value y, Value ybar,
+                       TapeChunk *chunk, uint32_t n)
+{
+    c->dsens = vl_gc_alloc_atomic_touched((c->count ? c->count : 1)
+                                          * sizeof(double));
+    memset(c->dsens, 0, c->count * sizeof(double));
+    vl_walk_zip(S, y, ybar, leaf_seed, c, "*j", "cotangent");
+    if (c->nonplain) {
+        vl_gc_free(c->dsens);
+        c->dsens = NULL;
+        return 0;
+    }
+    double *sens = c->dsens;
+    for (; chunk != NULL; n = chunk->prev_n, chunk = chunk->prev) {
+        const TapeSlot *t = chunk->slots + n;
+        double *si = sens + chunk->base + n;
+        while (t > chunk->slots) {
+            double s = *--si;
+            --t;
+            if (s == 0 || t->parents[0] == VL_TAPE_NONE)
+                continue;
+            sens[t->parents[0]] += t->u.partials[0] * s;
+            if (t->parents[1] != VL_TAPE_NONE)
+                sens[t->parents[1]] += t->u.partials[1] * s;
+        }
+    }
+    return 1;
 }
 
 Value vl_ad_starj_result(VladState *S, int64_t tag, Value xnodes, Value y,
-                         Value ybar, TapeNode *head, uint32_t count)
+                         Value ybar, TapeChunk *chunk, uint32_t n)
 {
-    TagCtx c = {tag, NULL, count};
+    uint32_t count = chunk != NULL ? chunk->base + n : 0;
+    TagCtx c = {tag, NULL, NULL, 0, count};
+    if ((chunk == NULL || !chunk->general)
+        && sweep_plain(S, &c, y, ybar, chunk, n)) {
+        Value xbar = vl_walk_map(S, xnodes, leaf_extract, &c);
+        Value primal = vl_walk_map(S, y, leaf_primal, &c);
+        vl_gc_free(c.dsens);
+        return vl_value_list2(primal, xbar);
+    }
     c.sens = vl_gc_alloc((count ? count : 1) * sizeof(Value));
-    for (uint32_t k = 0; k < count; k++)
-        c.sens[k] = vl_num(0);
     vl_walk_zip(S, y, ybar, leaf_seed, &c, "*j", "cotangent");
-    for (TapeNode *t = head; t != NULL; t = t->prev) {
-        Value s = c.sens[t->index];
-        if (is_zero(s))
-            continue;
-        for (uint32_t k = 0; k < t->nparents; k++) {
-            TapeNode *p = t->parents[k];
-            c.sens[p->index] = add(S, c.sens[p->index],
-                                   mul(S, t->partials[k], s));
+    for (; chunk != NULL; n = chunk->prev_n, chunk = chunk->prev) {
+        const TapeSlot *slots = chunk->slots;
+        Value *sens = c.sens + chunk->base;
+        for (uint32_t k = n; k-- > 0;) {
+            Value s = sens[k];
+            if (s.tag == VT_UNDEF || (s.tag == VT_NUM && s.as.num == 0))
+                continue;
+            backprop(S, c.sens, &slots[k], s);
         }
     }
     Value xbar = vl_walk_map(S, xnodes, leaf_extract, &c);
     Value primal = vl_walk_map(S, y, leaf_primal, &c);
+    vl_gc_free(c.sens);
     return vl_value_list2(primal, xbar);
 }

@@ -2,7 +2,8 @@
  * vm/ad.h -- automatic differentiation: dual numbers, tapes, lifting
  *
  * A real is a plain double (VT_NUM), a dual number (VT_DUAL: forward
- * mode) or a tape node (VT_TAPE: reverse mode).  Each invocation of j* or
+ * mode; a Dual, or a PlainDual when aux = 1) or a tape node (VT_TAPE:
+ * reverse mode).  Each invocation of j* or
  * *j has a unique tag; its perturbation (dual) or its tape nodes carry that
  * tag.  Primal and tangent of a dual, and the primal and partials of a
  * tape node, are themselves reals, possibly carrying other tags: that is
@@ -18,10 +19,10 @@
  * another invocation nests correctly.  Tags of finished invocations rank
  * below every active one.
  *
- * Tapes are persistent: a node points to the node created before it on the
- * same tape, so a checkpoint resumed twice extends the same prefix twice
- * without interference; the reverse sweep keeps sensitivities in a side
- * array indexed by creation index, never in the nodes.
+ * Tapes are persistent (see TapeChunk): a checkpoint resumed twice
+ * extends the same prefix twice without interference; the reverse sweep
+ * keeps sensitivities in a side array indexed by creation index, never in
+ * the nodes.
  */
 #ifndef VL_AD_H
 #define VL_AD_H
@@ -34,23 +35,72 @@ typedef struct Dual {
     int64_t tag;
 } Dual;
 
-typedef struct TapeNode {
-    Value primal;           /* first field */
+/* The compact form of a dual whose primal and tangent are plain doubles
+   (a VT_DUAL value with aux = 1): pointer-free memory. */
+typedef struct PlainDual {
+    double primal;          /* first field */
+    double tangent;
     int64_t tag;
-    struct TapeNode *prev;  /* node created just before on the same tape */
-    uint32_t index;         /* creation index on its tape */
-    uint32_t nparents;      /* 0 (an input), 1 or 2 */
-    struct TapeNode *parents[2];
-    Value partials[2];      /* d(this)/d(parent), reals */
-} TapeNode;
+} PlainDual;
+
+/* A tape is stored in chunks: arrays of fixed-size slots filled in
+   creation order.  A node is named by its chunk and its ordinal in it
+   (a VT_TAPE value has as.obj = chunk, aux = ordinal); its index on the
+   tape, which the reverse sweep uses, is chunk->base + ordinal.  A chunk
+   continues the tape prefix (prev, prev_n): its first node follows node
+   prev_n - 1 of prev.  Appending at (chunk, n) writes in place only when n
+   is the chunk's fill mark; otherwise (a checkpoint resumed a second time,
+   extending an older prefix) a new chunk starts there.  So tapes stay
+   persistent and recorded nodes never change. */
+#define VL_TAPE_NONE 0xFFFFFFFFu        /* no parent */
+#define VL_TAPE_GENERAL 0xFFFFFFFEu     /* parent[0] of a general slot */
+
+/* A node whose primal and partials carry other perturbations: the slot
+   holds a pointer to this record (kept alive by its chunk's ext list). */
+typedef struct TapeExt {
+    Value primal;
+    Value partials[2];
+    uint32_t parents[2];
+    uint32_t nparents;
+    struct TapeExt *next;
+} TapeExt;
+
+/* One node: 32 bytes.  Compact when primal and partials are plain
+   doubles; general (parents[0] == VL_TAPE_GENERAL) otherwise.  'primal'
+   is always the plain primal (all perturbations removed). */
+typedef struct TapeSlot {
+    double primal;
+    uint32_t parents[2];    /* tape indices, VL_TAPE_NONE when absent */
+    union {
+        double partials[2];
+        TapeExt *ext;
+    } u;
+} TapeSlot;
+
+typedef struct TapeChunk {
+    struct TapeChunk *prev; /* the chunk holding the preceding nodes */
+    TapeExt *ext;           /* general nodes of this chunk */
+    TapeSlot *slots;        /* pointer-free memory */
+    int64_t tag;            /* the *j invocation this tape belongs to */
+    uint32_t base;          /* tape index of slots[0] */
+    uint32_t prev_n;        /* nodes of prev that precede slots[0] */
+    uint32_t used, cap;     /* fill mark, capacity */
+    int general;            /* a general node is in this chunk or before */
+} TapeChunk;
+
+/* The plain primal of a VT_TAPE value. */
+static inline double vl_tape_primal(Value v)
+{
+    return ((const TapeChunk *)v.as.obj)->slots[v.aux].primal;
+}
 
 /* One active invocation of j* or *j (an entry of S->ad). */
 typedef struct AdFrame {
     int64_t tag;
     int reverse;            /* *j */
     size_t frame;           /* stack index of its delimiter frame */
-    TapeNode *head;         /* *j: last node created on its tape */
-    uint32_t count;         /* *j: nodes on its tape */
+    TapeChunk *chunk;       /* *j: its tape is (chunk, n) */
+    uint32_t n;
 } AdFrame;
 
 /* A binary arithmetic InlineId on plain doubles (modulo is floored, its
@@ -63,7 +113,7 @@ VL_INTERNAL Value vl_ad_unary(VladState *S, int op, Value a);
 
 /* The stack of active invocations. */
 VL_INTERNAL void vl_ad_push(VladState *S, int64_t tag, int reverse,
-                            size_t frame, TapeNode *head, uint32_t count);
+                            size_t frame, TapeChunk *chunk, uint32_t n);
 VL_INTERNAL AdFrame *vl_ad_top(VladState *S);
 VL_INTERNAL void vl_ad_pop(VladState *S);
 
@@ -74,7 +124,7 @@ VL_INTERNAL Value vl_ad_jstar_result(VladState *S, int64_t tag, Value y);
 /* *j: tapify the input; run the reverse sweep and build (list y x`). */
 VL_INTERNAL Value vl_ad_tapify(VladState *S, int64_t tag, Value x);
 VL_INTERNAL Value vl_ad_starj_result(VladState *S, int64_t tag, Value xnodes,
-                                     Value y, Value ybar, TapeNode *head,
-                                     uint32_t count);
+                                     Value y, Value ybar, TapeChunk *chunk,
+                                     uint32_t n);
 
 #endif

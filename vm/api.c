@@ -104,6 +104,8 @@ void vlad_get_stats(VladState *S, VladStats *stats)
     stats->heap_bytes = vl_gc_heap_size();
     stats->peak_heap_bytes = vl_gc_peak_heap_size();
     stats->peak_stack_bytes = S->stack_size * sizeof(Value);
+    stats->tape_nodes = S->tape_nodes;
+    stats->tape_bytes = S->tape_bytes;
 }
 
 const char *vlad_to_string(VladState *S, VladValue v)

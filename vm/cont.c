@@ -133,8 +133,8 @@ Checkpoint *vl_cont_capture(VladState *S, size_t delim, Value *fb,
                 for (size_t a = S->nad; a-- > 0;)
                     if (S->ad[a].frame == at) {
                         v = vl_raw(0);
-                        v.as.ptr = S->ad[a].head;
-                        v.aux = S->ad[a].count;
+                        v.as.ptr = S->ad[a].chunk;
+                        v.aux = S->ad[a].n;
                         break;
                     }
             }
@@ -201,7 +201,7 @@ Value *vl_cont_reinstall(VladState *S, const Checkpoint *k, Value **base,
                        NULL, 0);
         else if (p->kind == PK_STARJ)
             vl_ad_push(S, b[p->ctlreg].as.i, 1, (size_t)(b - S->stack),
-                       (TapeNode *)b[p->ctlreg + 2].as.ptr,
+                       (TapeChunk *)b[p->ctlreg + 2].as.ptr,
                        b[p->ctlreg + 2].aux);
         Value *next = b + cf->delta;
         next[-2] = vl_raw(0);

@@ -13,6 +13,8 @@
 
 #include <gc.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/mman.h>
 
 static VlOomHook oom_hook;
 static void *oom_ud;
@@ -56,6 +58,20 @@ void *vl_gc_alloc(size_t size)
 void *vl_gc_alloc_atomic(size_t size)
 {
     return checked(GC_MALLOC_ATOMIC(size));
+}
+
+void *vl_gc_alloc_atomic_touched(size_t size)
+{
+    void *p = checked(GC_MALLOC_ATOMIC(size));
+#if defined(MADV_POPULATE_WRITE)
+    /* one system call maps the pages that would otherwise fault one by
+       one on first write; failure (an old kernel) changes nothing */
+    uintptr_t page = 4096, lo = ((uintptr_t)p + page - 1) & ~(page - 1);
+    uintptr_t hi = ((uintptr_t)p + size) & ~(page - 1);
+    if (p != NULL && hi > lo)
+        (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+#endif
+    return p;
 }
 
 void *vl_gc_realloc(void *p, size_t size)

@@ -33,6 +33,10 @@ VL_INTERNAL void *vl_gc_alloc_atomic(size_t size);
 
 /* Resize a block obtained from vl_gc_alloc (contents kept, new part zeroed
    as far as Boehm guarantees: callers clear what they rely on). */
+/* The same for a large block about to be written in full: its pages are
+   mapped at once instead of faulting in one by one. */
+VL_INTERNAL void *vl_gc_alloc_atomic_touched(size_t size);
+
 VL_INTERNAL void *vl_gc_realloc(void *p, size_t size);
 
 /* Explicitly free a block known to be unreachable (optional). */

@@ -82,6 +82,10 @@ struct VladState {
     struct AdFrame *ad;             /* active j* / *j invocations */
     size_t nad, ad_cap;
     int64_t next_tag;               /* tags given to j* / *j so far */
+    struct PlainDual *dual_next;    /* bump allocation of plain duals */
+    size_t dual_left;
+    uint64_t tape_nodes;            /* tape nodes recorded so far */
+    uint64_t tape_bytes;            /* bytes allocated for tapes so far */
 
     Protect *protect;               /* innermost protected call */
     VladError err;                  /* last error (strings in GC memory) */

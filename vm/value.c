@@ -5,14 +5,19 @@
 #include "config.h"
 #include "vm/value.h"
 
+#include "vm/ad.h"
 #include "vm/object.h"
 
 double vl_value_primal(Value v)
 {
-    /* dual numbers and tape nodes keep their primal first (vm/ad.h) */
-    while (v.tag == VT_DUAL || v.tag == VT_TAPE)
+    /* a dual number keeps its primal first; a tape slot its plain primal
+       (vm/ad.h) */
+    while (v.tag == VT_DUAL) {
+        if (v.aux)
+            return ((const PlainDual *)v.as.obj)->primal;
         v = *(const Value *)v.as.obj;
-    return v.as.num;
+    }
+    return v.tag == VT_TAPE ? vl_tape_primal(v) : v.as.num;
 }
 
 int vl_value_equal(Value a, Value b)

@@ -551,7 +551,7 @@ next:
         AdFrame top = *vl_ad_top(S);
         vl_ad_pop(S);
         R(i->a) = vl_ad_starj_result(S, R(i->b + 1).as.i, R(i->b + 2),
-                                     R(i->a), R(i->b), top.head, top.count);
+                                     R(i->a), R(i->b), top.chunk, top.n);
         VM_NEXT();
     }
     VM_CASE(HALT) {
