@@ -30,6 +30,20 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/ad/error-tangent-length.vlad \
 	%reldir%/ad/error-tangent-real-for-pair.vlad \
 	%reldir%/ad/error-tangent-shared.vlad \
+	%reldir%/ad/helpers-derivative.vlad \
+	%reldir%/ad/helpers-error-arity.vlad \
+	%reldir%/ad/helpers-error-derivative-not-real.vlad \
+	%reldir%/ad/helpers-error-directional-shape.vlad \
+	%reldir%/ad/helpers-error-gradient-forward-not-real.vlad \
+	%reldir%/ad/helpers-error-gradient-not-real.vlad \
+	%reldir%/ad/helpers-error-hessian-not-real.vlad \
+	%reldir%/ad/helpers-error-jacobian-procedure.vlad \
+	%reldir%/ad/helpers-error-not-procedure.vlad \
+	%reldir%/ad/helpers-gradient.vlad \
+	%reldir%/ad/helpers-hessian.vlad \
+	%reldir%/ad/helpers-jacobian.vlad \
+	%reldir%/ad/helpers-nesting.vlad \
+	%reldir%/ad/helpers-shadow.vlad \
 	%reldir%/ad/hessian.vlad \
 	%reldir%/ad/random-grad-1.vlad \
 	%reldir%/ad/random-grad-2.vlad \
