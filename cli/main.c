@@ -30,7 +30,12 @@ static const char usage_text[] =
     "  -e EXPR            evaluate EXPR and print its value (repeatable)\n"
     "  -I DIR             search DIR for include files (repeatable)\n"
     "  --step-limit N     stop any top-level evaluation after N steps\n"
-    "  --stats            print steps, peak heap and time on stderr\n"
+    "  --checkpoint=SPEC  strategy of checkpoint-*j: bisection[,base=N] or\n"
+    "                     binomial[,slots=S][,base=N] (default: binomial,\n"
+    "                     slots from the length, base=1000); also read from\n"
+    "                     the environment variable VLAD_CHECKPOINT\n"
+    "  --stats            print steps, peak heap, AD and checkpoint-*j\n"
+    "                     statistics and time on stderr\n"
     "  -q, --quiet        no banner in the REPL\n"
     "  --version          print the version and exit\n"
     "  -h, --help         print this help and exit\n"
@@ -92,6 +97,23 @@ static void print_stats(VladState *S, double seconds)
         fprintf(stderr, "ad tape nodes: %llu\nad tape bytes: %llu\n",
                 (unsigned long long)st.tape_nodes,
                 (unsigned long long)st.tape_bytes);
+    const VladCpjStats *c = &st.checkpoint;
+    if (c->calls > 0)
+        fprintf(stderr, "checkpoint-*j runs: %lld\n"
+                        "checkpoint-*j primal steps: %lld\n"
+                        "checkpoint-*j re-executed steps: %lld (%.2f x primal)\n"
+                        "checkpoint-*j base cases: %lld (%lld steps)\n"
+                        "checkpoint-*j peak live checkpoints: %lld "
+                        "(%lld bytes)\n"
+                        "peak tape nodes: %llu\n",
+                (long long)c->calls, (long long)c->primal_steps,
+                (long long)c->advanced_steps,
+                c->primal_steps > 0 ? (double)c->advanced_steps
+                                      / (double)c->primal_steps : 0.0,
+                (long long)c->base_cases, (long long)c->base_steps,
+                (long long)c->peak_live_checkpoints,
+                (long long)c->peak_checkpoint_bytes,
+                (unsigned long long)st.peak_tape_nodes);
     fprintf(stderr, "time: %.3f s\n", seconds);
 }
 
@@ -147,6 +169,7 @@ int main(int argc, char **argv)
         return 1;
     int nexprs = 0, ndirs = 0, stats = 0, quiet = 0;
     long long step_limit = 0;
+    const char *checkpoint = NULL, *checkpoint_from = "--checkpoint";
     int k = 1;
     for (; k < argc; k++) {
         const char *a = argv[k];
@@ -157,7 +180,8 @@ int main(int argc, char **argv)
         if (a[0] != '-' || a[1] == '\0')
             break;
         if (strcmp(a, "-e") == 0 || strcmp(a, "-I") == 0
-            || strcmp(a, "--step-limit") == 0) {
+            || strcmp(a, "--step-limit") == 0
+            || strcmp(a, "--checkpoint") == 0) {
             if (k + 1 >= argc)
                 return usage_error("option '%s' needs an argument", a);
             const char *v = argv[++k];
@@ -165,6 +189,8 @@ int main(int argc, char **argv)
                 exprs[nexprs++] = v;
             else if (a[1] == 'I')
                 dirs[ndirs++] = v;
+            else if (a[2] == 'c')
+                checkpoint = v;
             else if (!parse_count(v, &step_limit))
                 return usage_error("--step-limit needs a non-negative "
                                    "integer, got '%s'", v);
@@ -172,6 +198,8 @@ int main(int argc, char **argv)
             if (!parse_count(a + 13, &step_limit))
                 return usage_error("--step-limit needs a non-negative "
                                    "integer, got '%s'", a + 13);
+        } else if (strncmp(a, "--checkpoint=", 13) == 0) {
+            checkpoint = a + 13;
         } else if (strncmp(a, "-I", 2) == 0) {
             dirs[ndirs++] = a + 2;
         } else if (strcmp(a, "--stats") == 0) {
@@ -201,6 +229,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "vlad: cannot create an interpreter (out of memory "
                         "or a broken prelude)\n");
         return 1;
+    }
+    if (checkpoint == NULL && getenv("VLAD_CHECKPOINT") != NULL) {
+        checkpoint = getenv("VLAD_CHECKPOINT");
+        checkpoint_from = "VLAD_CHECKPOINT";
+    }
+    if (checkpoint != NULL && vlad_set_checkpoint(S, checkpoint) != VLAD_OK) {
+        fprintf(stderr, "vlad: %s: %s\n", checkpoint_from,
+                vlad_last_error(S)->message);
+        return 2;
     }
     /* numeric script arguments */
     {

@@ -53,7 +53,8 @@ typedef enum VladStatus {
     VLAD_ERR_MEMORY,        /* heap or stack exhausted */
     VLAD_ERR_IO,            /* a file could not be read */
     VLAD_ERR_LIMIT,         /* the step limit was exceeded */
-    VLAD_ERR_INTERRUPTED    /* vlad_interrupt stopped the evaluation */
+    VLAD_ERR_INTERRUPTED,   /* vlad_interrupt stopped the evaluation */
+    VLAD_ERR_ARGUMENT       /* a bad argument to an API function */
 } VladStatus;
 
 /* Details of the last failure of a state.  Valid until the next call that
@@ -86,6 +87,10 @@ typedef struct VladConfig {
     int echo_results;
     /* Nonzero: do not load the standard prelude. */
     int no_prelude;
+    /* The strategy of checkpoint-*j, a SPEC as for vlad_set_checkpoint;
+       NULL for the default.  vlad_open fails (NULL) when it is
+       malformed. */
+    const char *checkpoint;
     /* Passed back to the callbacks. */
     void *userdata;
 } VladConfig;
@@ -121,6 +126,26 @@ VLAD_API void vlad_interrupt(VladState *S);
 /* Set the step limit of later top-level evaluations (0: none). */
 VLAD_API void vlad_set_step_limit(VladState *S, int64_t limit);
 
+/* Set the strategy of checkpoint-*j for later evaluations.  'spec' is a
+   strategy name with comma-separated options: "bisection",
+   "bisection,base=N", "binomial", "binomial,slots=S,base=N" (see
+   doc/reference.md); NULL or "" restores the default.  A malformed spec
+   changes nothing and returns VLAD_ERR_ARGUMENT with the reason in
+   vlad_last_error.  [returns status] */
+VLAD_API VladStatus vlad_set_checkpoint(VladState *S, const char *spec);
+
+/* Statistics of checkpoint-*j (totals since vlad_open; peaks are the
+   largest values seen). */
+typedef struct VladCpjStats {
+    int64_t calls;              /* top-level and nested checkpoint-*j runs */
+    int64_t primal_steps;       /* steps of their first (measuring) runs */
+    int64_t advanced_steps;     /* steps re-executed to make checkpoints */
+    int64_t base_cases;         /* intervals handed to *j */
+    int64_t base_steps;         /* steps of those intervals */
+    int64_t peak_live_checkpoints; /* checkpoints held at once */
+    int64_t peak_checkpoint_bytes; /* their bytes at the peak */
+} VladCpjStats;
+
 /* Statistics of the state. */
 typedef struct VladStats {
     int64_t steps_total;    /* steps taken since vlad_open */
@@ -130,6 +155,8 @@ typedef struct VladStats {
     size_t peak_stack_bytes;/* deepest continuation stack so far */
     uint64_t tape_nodes;    /* reverse-mode tape nodes recorded so far */
     uint64_t tape_bytes;    /* bytes allocated for those tapes so far */
+    uint64_t peak_tape_nodes; /* the longest single tape so far */
+    VladCpjStats checkpoint;  /* checkpoint-*j */
 } VladStats;
 
 /* Fill '*stats'.  [never fails] */

@@ -32,14 +32,7 @@
 void vl_ad_push(VladState *S, int64_t tag, int reverse, size_t frame,
                 TapeChunk *chunk, uint32_t n)
 {
-    if (S->nad == S->ad_cap) {
-        size_t cap = S->ad_cap ? S->ad_cap * 2 : 8;
-        AdFrame *a = vl_gc_alloc(cap * sizeof(AdFrame));
-        if (S->nad)
-            memcpy(a, S->ad, S->nad * sizeof(AdFrame));
-        S->ad = a;
-        S->ad_cap = cap;
-    }
+    S->ad = vl_gc_grow(S->ad, S->nad, &S->ad_cap, sizeof(AdFrame));
     AdFrame *f = &S->ad[S->nad++];
     f->tag = tag;
     f->reverse = reverse;
@@ -593,17 +586,48 @@ typedef struct TagCtx {
     uint32_t count;
 } TagCtx;
 
-/* A leaf that is already a dual of another (suspended, inner) invocation
-   keeps that perturbation outermost: the new one goes on its primal, so
-   when the inner invocation resumes on top it still ranks first. */
-static Value leaf_bundle(VladState *S, Value x, Value dx, void *ud)
+/* A leaf that is a dual of another, suspended invocation (a checkpoint
+   taken inside j* holds such values) keeps that perturbation outermost,
+   so that it still ranks first when the inner invocation resumes: the
+   walk goes through it to its primal and its tangent, both reals of the
+   state.  Its (co)tangent has the same form: a dual of the same tag whose
+   parts are the (co)tangents of the parts (a plain real r stands for the
+   dual (r, 0)). */
+static int suspended_dual(VladState *S, Value v, int64_t tag)
 {
-    if (x.tag == VT_DUAL && dual_tag(x) != ((TagCtx *)ud)->tag
-        && rank_of(S, dual_tag(x)) == 0)
-        return make_dual(S, dual_tag(x),
-                         leaf_bundle(S, dual_primal(x), dx, ud),
-                         dual_tangent(x));
-    return make_dual(S, ((TagCtx *)ud)->tag, x, dx);
+    return v.tag == VT_DUAL && dual_tag(v) != tag
+           && rank_of(S, dual_tag(v)) == 0;
+}
+
+/* The part of the (co)tangent 'bar' that goes with the primal (tangent
+   = 0) or the tangent of a suspended dual.  Its tag need not be the
+   dual's (two runs of one computation give their j* different tags); a
+   dual of an active invocation is a perturbed real, not a pair. */
+static Value part_of(VladState *S, Value bar, int tangent)
+{
+    if (bar.tag == VT_DUAL && rank_of(S, dual_tag(bar)) == 0)
+        return tangent ? dual_tangent(bar) : dual_primal(bar);
+    return tangent ? vl_num(0) : bar;
+}
+
+static Value through_dual(VladState *S, Value y, Value bar, WalkLeaf leaf,
+                          void *ud)
+{
+    Value p = leaf(S, dual_primal(y), part_of(S, bar, 0), ud);
+    Value q = leaf(S, dual_tangent(y), part_of(S, bar, 1), ud);
+    return make_dual(S, dual_tag(y), p, q);
+}
+
+#define THROUGH_SUSPENDED(leaf)                                         \
+    do {                                                                \
+        if (suspended_dual(S, y, ((TagCtx *)ud)->tag))                  \
+            return through_dual(S, y, bar, leaf, ud);                   \
+    } while (0)
+
+static Value leaf_bundle(VladState *S, Value y, Value bar, void *ud)
+{
+    THROUGH_SUSPENDED(leaf_bundle);
+    return make_dual(S, ((TagCtx *)ud)->tag, y, bar);
 }
 
 Value vl_ad_bundle(VladState *S, int64_t tag, Value x, Value dx)
@@ -612,17 +636,15 @@ Value vl_ad_bundle(VladState *S, int64_t tag, Value x, Value dx)
     return vl_walk_zip(S, x, dx, leaf_bundle, &c, "j*", "tangent");
 }
 
-static Value leaf_primal(VladState *S, Value y, Value unused, void *ud)
+static Value leaf_primal(VladState *S, Value y, Value bar, void *ud)
 {
-    (void)S;
-    (void)unused;
+    THROUGH_SUSPENDED(leaf_primal);
     return primal_at(y, tag_of(y) == ((TagCtx *)ud)->tag);
 }
 
-static Value leaf_tangent(VladState *S, Value y, Value unused, void *ud)
+static Value leaf_tangent(VladState *S, Value y, Value bar, void *ud)
 {
-    (void)S;
-    (void)unused;
+    THROUGH_SUSPENDED(leaf_tangent);
     if (y.tag == VT_DUAL && dual_tag(y) == ((TagCtx *)ud)->tag)
         return dual_tangent(y);
     return vl_num(0);
@@ -638,14 +660,10 @@ Value vl_ad_jstar_result(VladState *S, int64_t tag, Value y)
 
 /* ===== *j ===== */
 
-static Value leaf_tapify(VladState *S, Value x, Value unused, void *ud)
+static Value leaf_tapify(VladState *S, Value y, Value bar, void *ud)
 {
-    if (x.tag == VT_DUAL && dual_tag(x) != ((TagCtx *)ud)->tag
-        && rank_of(S, dual_tag(x)) == 0)
-        return make_dual(S, dual_tag(x),
-                         leaf_tapify(S, dual_primal(x), unused, ud),
-                         dual_tangent(x));
-    return make_node(S, ((TagCtx *)ud)->tag, x, 0, NULL, NULL);
+    THROUGH_SUSPENDED(leaf_tapify);
+    return make_node(S, ((TagCtx *)ud)->tag, y, 0, NULL, NULL);
 }
 
 Value vl_ad_tapify(VladState *S, int64_t tag, Value x)
@@ -674,8 +692,10 @@ static uint32_t swept_index(const TagCtx *c, Value y)
     return i < c->count ? i : VL_TAPE_NONE;
 }
 
-static Value leaf_seed(VladState *S, Value y, Value ybar, void *ud)
+static Value leaf_seed(VladState *S, Value y, Value bar, void *ud)
 {
+    THROUGH_SUSPENDED(leaf_seed);
+    Value ybar = bar;
     TagCtx *c = ud;
     uint32_t i = swept_index(c, y);
     if (i == VL_TAPE_NONE)
@@ -689,12 +709,11 @@ static Value leaf_seed(VladState *S, Value y, Value ybar, void *ud)
     return y;
 }
 
-static Value leaf_extract(VladState *S, Value x, Value unused, void *ud)
+static Value leaf_extract(VladState *S, Value y, Value bar, void *ud)
 {
-    (void)S;
-    (void)unused;
+    THROUGH_SUSPENDED(leaf_extract);
     TagCtx *c = ud;
-    uint32_t i = swept_index(c, x);
+    uint32_t i = swept_index(c, y);
     if (i == VL_TAPE_NONE)
         return vl_num(0);
     if (c->dsens != NULL)

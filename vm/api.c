@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include "vm/cpj.h"
 #include "vm/except.h"
 #include "vm/prims.h"
 #include "vm/print.h"
@@ -37,7 +38,13 @@ void vlad_config_init(VladConfig *config)
 
 VladState *vlad_open(const VladConfig *config)
 {
-    return vl_toplevel_open(config);
+    VladState *S = vl_toplevel_open(config);
+    if (S != NULL && config != NULL && config->checkpoint != NULL
+        && vlad_set_checkpoint(S, config->checkpoint) != VLAD_OK) {
+        vl_toplevel_close(S);
+        return NULL;
+    }
+    return S;
 }
 
 void vlad_close(VladState *S)
@@ -59,21 +66,28 @@ VladStatus vlad_eval_string(VladState *S, const char *src,
     return st;
 }
 
+/* Report an error found outside evaluation ('message' in GC memory). */
+static VladStatus api_error(VladState *S, VladStatus status,
+                            const char *message)
+{
+    S->err.status = status;
+    S->err.message = message;
+    S->err.file = "";
+    S->err.line = S->err.column = 0;
+    S->err.backtrace = "";
+    S->err.text = vl_except_format("error: %s\n", message);
+    return status;
+}
+
 VladStatus vlad_eval_file(VladState *S, const char *path, VladValue *out)
 {
     size_t len;
     char *src = vl_toplevel_read_file(path, &len);
     if (src == NULL) {
-        S->err.status = VLAD_ERR_IO;
-        S->err.message = vl_except_format("cannot read '%s': %s", path,
-                                          strerror(errno));
-        S->err.file = "";
-        S->err.line = S->err.column = 0;
-        S->err.backtrace = "";
-        S->err.text = vl_except_format("error: %s\n", S->err.message);
         if (out != NULL)
             *out = to_public(NIL_VAL);
-        return VLAD_ERR_IO;
+        return api_error(S, VLAD_ERR_IO, vl_except_format(
+                             "cannot read '%s': %s", path, strerror(errno)));
     }
     Value v;
     VladStatus st = vl_toplevel_eval(S, src, len, path, 0, &v);
@@ -97,6 +111,17 @@ void vlad_set_step_limit(VladState *S, int64_t limit)
     S->step_limit = limit > 0 ? limit : 0;
 }
 
+VladStatus vlad_set_checkpoint(VladState *S, const char *spec)
+{
+    CpjStrategy st = vl_cpj_default();
+    char msg[256];
+    if (spec != NULL && spec[0] != '\0'
+        && !vl_cpj_parse(spec, &st, msg, sizeof msg))
+        return api_error(S, VLAD_ERR_ARGUMENT, vl_except_format("%s", msg));
+    S->cpj->strategy = st;
+    return VLAD_OK;
+}
+
 void vlad_get_stats(VladState *S, VladStats *stats)
 {
     stats->steps_total = S->steps;
@@ -106,6 +131,8 @@ void vlad_get_stats(VladState *S, VladStats *stats)
     stats->peak_stack_bytes = S->stack_size * sizeof(Value);
     stats->tape_nodes = S->tape_nodes;
     stats->tape_bytes = S->tape_bytes;
+    stats->peak_tape_nodes = S->peak_tape_nodes;
+    stats->checkpoint = S->cpj->stats;
 }
 
 const char *vlad_to_string(VladState *S, VladValue v)

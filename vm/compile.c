@@ -806,6 +806,18 @@ static void use_def(const Proto *p, const Instr *i, uint64_t *use,
             set_bit(use, r);
         set_bit(def, i->a);
         break;
+    case OP_SEG_BEGIN:
+        set_bit(def, i->a);
+        if (i->x) {
+            set_bit(def, i->a - 1); set_bit(def, i->a - 2);
+        } else {
+            set_bit(use, i->a - 1); set_bit(use, i->a - 2);
+        }
+        break;
+    case OP_SEG_END:
+        set_bit(use, i->a); set_bit(use, i->b); set_bit(use, i->b - 1);
+        set_bit(def, i->a);
+        break;
     case OP_CKPT_END: case OP_PRIMOPS_END:
         set_bit(use, i->a); set_bit(use, i->b); set_bit(def, i->a);
         break;

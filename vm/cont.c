@@ -12,30 +12,65 @@
 
 #include <string.h>
 #include "vm/ad.h"
+#include "vm/cpj.h"
 #include "vm/except.h"
+#include "vm/vm.h"
 #include "vm/vm.h"
 
 #define SLACK 8
 
 /* ===== Limits ===== */
 
+static void recompute_mins(VladState *S, size_t from);
+
 void vl_cont_push_limit(VladState *S, int64_t deadline, size_t frame)
 {
-    if (S->nlimits == S->limits_cap) {
-        size_t n = S->limits_cap ? S->limits_cap * 2 : 16;
-        Limit *l = vl_gc_alloc_atomic(n * sizeof(Limit));
-        if (S->nlimits)
-            memcpy(l, S->limits, S->nlimits * sizeof(Limit));
-        S->limits = l;
-        S->limits_cap = n;
-    }
+    S->limits = vl_gc_grow(S->limits, S->nlimits, &S->limits_cap,
+                           sizeof(Limit));
     Limit *l = &S->limits[S->nlimits];
     l->deadline = deadline;
     l->frame = frame;
-    l->min_deadline = deadline;
-    if (S->nlimits > 0 && S->limits[S->nlimits - 1].min_deadline < deadline)
-        l->min_deadline = S->limits[S->nlimits - 1].min_deadline;
+    l->deferred = 0;
     S->nlimits++;
+    recompute_mins(S, S->nlimits - 1);
+}
+
+/* min_deadline of limits from index 'from' up. */
+static void recompute_mins(VladState *S, size_t from)
+{
+    for (size_t k = from; k < S->nlimits; k++) {
+        Limit *l = &S->limits[k];
+        l->min_deadline = l->deadline;
+        if (k > 0 && S->limits[k - 1].min_deadline < l->deadline)
+            l->min_deadline = S->limits[k - 1].min_deadline;
+    }
+}
+
+int vl_cont_defer(VladState *S, Limit *l)
+{
+    const Value *base = S->stack + l->frame;
+    if (l->frame == SIZE_MAX
+        || AS_CLOSURE(base[-1])->proto != S->control[CTL_ADVANCE])
+        return 0;
+    size_t k = S->nad;
+    while (k > 0 && !(S->ad[k - 1].reverse && S->ad[k - 1].frame > l->frame))
+        k--;
+    if (k == 0)
+        return 0;
+    l->deferred = 1;
+    l->deadline = INT64_MAX / 2;
+    recompute_mins(S, (size_t)(l - S->limits));
+    return 1;
+}
+
+void vl_cont_undefer(VladState *S, int64_t now)
+{
+    for (size_t k = 0; k < S->nlimits; k++)
+        if (S->limits[k].deferred) {
+            S->limits[k].deferred = 0;
+            S->limits[k].deadline = now;
+        }
+    recompute_mins(S, 0);
 }
 
 void vl_cont_pop_limit(VladState *S)
@@ -140,7 +175,8 @@ Checkpoint *vl_cont_capture(VladState *S, size_t delim, Value *fb,
             }
             if (r == p->ctlreg && p->kind == PK_CHECKPOINT)
                 v = vl_raw(v.as.i - now);       /* remaining steps */
-            else if (r == p->ctlreg && p->kind == PK_PRIMOPS)
+            else if (r == p->ctlreg && (p->kind == PK_PRIMOPS
+                                        || p->kind == PK_SEGMENT))
                 v = vl_raw(now - v.as.i);       /* steps so far */
             k->values[j++] = v;
         }
@@ -152,6 +188,7 @@ Checkpoint *vl_cont_capture(VladState *S, size_t delim, Value *fb,
         S->nlimits--;
     while (S->nad > 0 && S->ad[S->nad - 1].frame >= delim)
         S->nad--;
+    vl_cpj_pop_from(S, delim);
     k->steps_at = now;
     k->bytes = sizeof *k + nframes * sizeof(CapFrame)
                + nvalues * sizeof(Value);
@@ -191,7 +228,8 @@ Value *vl_cont_reinstall(VladState *S, const Checkpoint *k, Value **base,
             if (r == p->ctlreg && p->kind == PK_CHECKPOINT) {
                 v = vl_raw(now + v.as.i);
                 vl_cont_push_limit(S, v.as.i, (size_t)(b - S->stack));
-            } else if (r == p->ctlreg && p->kind == PK_PRIMOPS) {
+            } else if (r == p->ctlreg && (p->kind == PK_PRIMOPS
+                                          || p->kind == PK_SEGMENT)) {
                 v = vl_raw(now - v.as.i);
             }
             b[r] = v;
@@ -199,6 +237,9 @@ Value *vl_cont_reinstall(VladState *S, const Checkpoint *k, Value **base,
         if (p->kind == PK_JSTAR)
             vl_ad_push(S, b[p->ctlreg].as.i, 0, (size_t)(b - S->stack),
                        NULL, 0);
+        else if (p->kind == PK_SEGMENT)
+            vl_cpj_push(S, (size_t)(b - S->stack), b[p->ctlreg].as.i,
+                        p != S->control[CTL_SEG_FIRST], b[p->ctlreg - 1]);
         else if (p->kind == PK_STARJ)
             vl_ad_push(S, b[p->ctlreg].as.i, 1, (size_t)(b - S->stack),
                        (TapeChunk *)b[p->ctlreg + 2].as.ptr,

@@ -42,6 +42,8 @@ typedef struct Checkpoint {
     size_t bytes;           /* size of this checkpoint's own memory */
     int64_t steps_at;       /* steps of the interrupted computation
                                taken when captured (informative) */
+    int64_t position;       /* checkpoint-*j: step position of the state
+                               made by an advance segment; else 0 */
 } Checkpoint;
 
 /* Capture the frames above the delimiter frame whose base is at stack
@@ -66,6 +68,13 @@ VL_INTERNAL Value vl_cont_finished(VladState *S, Value v);
 /* Make sure the stack has room for 'need' slots above '*base' (a pointer
    into the stack that is rebased if the stack moves); raises on overflow. */
 VL_INTERNAL void vl_cont_ensure(VladState *S, Value **base, size_t need);
+
+/* checkpoint-*j never splits inside a *j: an advance delimiter whose
+   limit 'l' fired while a *j runs above it is deferred (returns 1) until
+   that *j ends, when vl_cont_undefer makes it fire at the next step.
+   Returns 0 (nothing done) for any other limit. */
+VL_INTERNAL int vl_cont_defer(VladState *S, Limit *l);
+VL_INTERNAL void vl_cont_undefer(VladState *S, int64_t now);
 
 /* Limits. */
 VL_INTERNAL void vl_cont_push_limit(VladState *S, int64_t deadline,

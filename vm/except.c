@@ -122,6 +122,7 @@ static const char *frame_name(const Proto *p)
     case PK_RESUME: return "resume";
     case PK_JSTAR: return "j*";
     case PK_STARJ: return "*j";
+    case PK_SEGMENT: return "checkpoint-*j";
     default: return p->name ? p->name : "anonymous procedure";
     }
 }

@@ -74,6 +74,18 @@ void *vl_gc_alloc_atomic_touched(size_t size)
     return p;
 }
 
+void *vl_gc_grow(void *items, size_t n, size_t *cap, size_t size)
+{
+    if (n < *cap)
+        return items;
+    size_t ncap = *cap ? *cap * 2 : 8;
+    void *a = vl_gc_alloc(ncap * size);
+    if (n)
+        memcpy(a, items, n * size);
+    *cap = ncap;
+    return a;
+}
+
 void *vl_gc_realloc(void *p, size_t size)
 {
     return checked(GC_REALLOC(p, size));

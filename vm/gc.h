@@ -37,6 +37,12 @@ VL_INTERNAL void *vl_gc_alloc_atomic(size_t size);
    mapped at once instead of faulting in one by one. */
 VL_INTERNAL void *vl_gc_alloc_atomic_touched(size_t size);
 
+/* A growable array of n items of 'size' bytes with room for *cap: the
+   array itself while n < *cap, else a copy with twice the room (scanned
+   memory; *cap updated). */
+VL_INTERNAL void *vl_gc_grow(void *items, size_t n, size_t *cap,
+                             size_t size);
+
 VL_INTERNAL void *vl_gc_realloc(void *p, size_t size);
 
 /* Explicitly free a block known to be unreachable (optional). */

@@ -15,6 +15,7 @@ libvlad_core_la_SOURCES += \
 	%reldir%/cont.c %reldir%/cont.h \
 	%reldir%/ad.c %reldir%/ad.h \
 	%reldir%/walk.c %reldir%/walk.h \
+	%reldir%/cpj.c %reldir%/cpj.h \
 	%reldir%/prims.c %reldir%/prims.h \
 	%reldir%/toplevel.c %reldir%/toplevel.h \
 	%reldir%/features.h

@@ -80,7 +80,8 @@ typedef enum ProtoKind {
     PK_PRIMOPS,     /* the primops primitive: a counting delimiter */
     PK_RESUME,      /* the resume primitive */
     PK_JSTAR,       /* j*: an AD delimiter (forward) */
-    PK_STARJ        /* *j: an AD delimiter (reverse) */
+    PK_STARJ,       /* *j: an AD delimiter (reverse) */
+    PK_SEGMENT      /* a checkpoint-*j segment (vm/cpj.h) */
 } ProtoKind;
 
 typedef struct Proto {

@@ -72,6 +72,9 @@
     OP(STARJ_BEGIN,  "*j: R[a] = new tag, R[a+1] = x R[b] tapified") \
     OP(STARJ_END,    "*j: R[a] = (list y x`) from result R[a], y` R[b], "\
                      "tag R[b+1], x nodes R[b+2]") \
+    OP(SEG_BEGIN,    "segment: R[a] = position anchor from pos R[a-2] "\
+                     "(+ c), log R[a-1]; x = 1: first run") \
+    OP(SEG_END,      "segment: end; x = 1: R[a] = (list R[a] n log)") \
     OP(HALT,         "leave the VM with R[a] (bottom of an entry)")
 
 typedef enum Opcode {

@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include "vm/ad.h"
 #include "vm/cont.h"
+#include "vm/cpj.h"
 #include "vm/except.h"
 #include "vm/print.h"
 
@@ -243,6 +244,8 @@ static Value p_cons(VladState *S, Value *args)
 
 static Value p_write(VladState *S, Value *args)
 {
+    if (!vl_cpj_may_output(S))      /* a checkpoint-*j re-execution */
+        return args[0];
     StrBuf b;
     vl_buf_init(&b);
     vl_print_value(S, &b, args[0], 0);
@@ -254,6 +257,8 @@ static Value p_write(VladState *S, Value *args)
 static Value p_write_real(VladState *S, Value *args)
 {
     double x = real_arg(S, "write-real", args[0]);
+    if (!vl_cpj_may_output(S))
+        return args[0];
     StrBuf b;
     vl_buf_init(&b);
     vl_print_number(&b, x);
@@ -331,9 +336,21 @@ static int parse_real(const char *s, double *out)
     return 1;
 }
 
+static Value read_real(VladState *S);
+
 static Value p_read_real(VladState *S, Value *args)
 {
     (void)args;
+    Value v;
+    if (vl_cpj_replay_input(S, &v))     /* a checkpoint-*j re-execution */
+        return v;
+    v = read_real(S);
+    vl_cpj_record_input(S, v);
+    return v;
+}
+
+static Value read_real(VladState *S)
+{
     char tok[128];
     size_t n = 0;
     int c;
@@ -394,8 +411,14 @@ static const PrimInfo prim_table[] = {
 
 void vl_prims_install(VladState *S)
 {
-    for (size_t k = 0; k < sizeof prim_table / sizeof prim_table[0]; k++) {
-        const PrimInfo *pi = &prim_table[k];
+    vl_prims_install_table(S, prim_table,
+                           sizeof prim_table / sizeof prim_table[0]);
+}
+
+void vl_prims_install_table(VladState *S, const PrimInfo *table, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        const PrimInfo *pi = &table[k];
         Global *g = vl_state_prelude_cell(S,
                                           vl_symbol_intern_c(S->syms, pi->name));
         g->value = vl_obj(VT_PRIM, pi);

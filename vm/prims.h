@@ -16,6 +16,10 @@
    value of every inline id. */
 VL_INTERNAL void vl_prims_install(VladState *S);
 
+/* Bind the n primitives of 'table' in the prelude environment. */
+VL_INTERNAL void vl_prims_install_table(VladState *S, const PrimInfo *table,
+                                        size_t n);
+
 /* Called after the prelude defines 'g': car and cdr become inlinable. */
 VL_INTERNAL void vl_prims_note_prelude_define(VladState *S, Global *g);
 

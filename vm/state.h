@@ -34,6 +34,9 @@ typedef struct Limit {
     int64_t min_deadline;   /* min of deadlines of this and all below */
     size_t frame;           /* stack index of the delimiter frame's base;
                                SIZE_MAX for the top-level limit */
+    int deferred;           /* an advance of checkpoint-*j postponed while
+                               a *j runs (vl_cont_defer): its deadline is
+                               "never" until that *j ends */
 } Limit;
 
 /* A protected call in progress (vm/except.c). */
@@ -76,7 +79,7 @@ struct VladState {
     int64_t step_limit;             /* per top-level evaluation; 0: none */
     volatile sig_atomic_t interrupt;/* set asynchronously by vlad_interrupt */
 
-    Proto *control[8];              /* prototypes of control primitives */
+    Proto *control[12];              /* prototypes of control primitives */
     Value resume_value;             /* the resume primitive (a closure) */
 
     struct AdFrame *ad;             /* active j* / *j invocations */
@@ -85,6 +88,9 @@ struct VladState {
     struct PlainDual *dual_next;    /* bump allocation of plain duals */
     size_t dual_left;
     uint64_t tape_nodes;            /* tape nodes recorded so far */
+    uint64_t peak_tape_nodes;       /* the longest tape so far */
+    struct Cpj *cpj;                /* checkpoint-*j (vm/cpj.h) */
+    Value advance_value;            /* the internal advance delimiter */
     uint64_t tape_bytes;            /* bytes allocated for tapes so far */
 
     Protect *protect;               /* innermost protected call */

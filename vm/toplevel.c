@@ -24,6 +24,7 @@
 #include "parser/read.h"
 #include "vm/compile.h"
 #include "vm/cont.h"
+#include "vm/cpj.h"
 #include "vm/except.h"
 #include "vm/prims.h"
 #include "vm/print.h"
@@ -209,6 +210,7 @@ static void run_form(VladState *S, const TopForm *f, RunCtx *ctx)
     thunk->proto = p;
     S->nlimits = 0;
     S->nad = 0;
+    vl_cpj_reset(S);
     S->stack_top = 0;
     int64_t start = S->steps;
     /* the application of the thunk itself is not counted: the form's
@@ -282,6 +284,7 @@ VladStatus vl_toplevel_eval(VladState *S, const char *src, size_t len,
     S->vm_running = 0;
     S->nlimits = 0;
     S->nad = 0;
+    vl_cpj_reset(S);
     S->stack_top = 0;
     vl_state_flush(S);
     if (out != NULL)
@@ -296,6 +299,8 @@ static void open_job(VladState *S, void *ud)
     (void)ud;
     S->syms = vl_symtab_new();
     vl_prims_install(S);
+    vl_cpj_init(S);
+    vl_cpj_install(S);
     vl_vm_init(S);
 }
 

@@ -39,6 +39,7 @@
 #include <math.h>
 #include <string.h>
 #include "vm/ad.h"
+#include "vm/cpj.h"
 #include "vm/cont.h"
 #include "vm/except.h"
 #include "vm/prims.h"
@@ -459,7 +460,8 @@ next:
     VM_CASE(CKPT_BEGIN) {
         Value k = R(i->b);
         SAVE();
-        check_procedure(S, "checkpoint", R(0));
+        if (i->x == 0)      /* x = 1: the advance delimiter, R0 a state */
+            check_procedure(S, "checkpoint", R(0));
         if (!IS_REAL(k))
             vl_except_runtime(S, VLAD_ERR_RUNTIME,
                               "checkpoint: the step count must be a real, "
@@ -520,6 +522,39 @@ next:
         nargs = 1;
         goto enter;
     }
+    /* ----- checkpoint-*j segments (vm/cpj.h) ----- */
+    VM_CASE(SEG_BEGIN) {
+        SAVE();
+        int64_t now = S->fuel_anchor - fuel;
+        if (i->x) {
+            check_procedure(S, "checkpoint-*j", R(0));
+            R(i->a - 2) = vl_num(0);
+            R(i->a - 1) = vl_raw(0);
+        }
+        int64_t anchor = now + i->c
+                         - (int64_t)vl_value_primal(R(i->a - 2));
+        R(i->a) = vl_raw(anchor);
+        vl_cpj_push(S, (size_t)(base - S->stack), anchor, !i->x,
+                    R(i->a - 1));
+        VM_NEXT();
+    }
+    VM_CASE(SEG_END) {
+        SAVE();
+        vl_cpj_pop_from(S, (size_t)(base - S->stack));
+        if (i->x == 2 && IS_CKPT(R(i->a)))      /* ADV: where it stopped */
+            AS_CKPT(R(i->a))->position = S->fuel_anchor - fuel
+                                         - R(i->b).as.i;
+        if (i->x == 1) {
+            int64_t n = S->fuel_anchor - fuel - R(i->b).as.i;
+            VladCpjStats *st = &S->cpj->stats;
+            st->calls++;
+            st->primal_steps += n;
+            Value log = vl_cpj_finish_log(S, R(i->b - 1));
+            Value items[4] = {R(i->a), vl_num((double)n), log, NIL_VAL};
+            R(i->a) = vl_value_tuple(items, 4);
+        }
+        VM_NEXT();
+    }
     /* ----- AD operators ----- */
     VM_CASE(JSTAR_BEGIN) {
         SAVE();
@@ -550,6 +585,15 @@ next:
         SAVE();
         AdFrame top = *vl_ad_top(S);
         vl_ad_pop(S);
+        uint64_t nodes = top.chunk != NULL ? top.chunk->base + top.n : 0;
+        if (nodes > S->peak_tape_nodes)
+            S->peak_tape_nodes = nodes;
+        if (S->nlimits > 0) {       /* let deferred advances fire */
+            int64_t now = S->fuel_anchor - fuel;
+            vl_cont_undefer(S, now);
+            S->fuel_anchor = vl_cont_anchor(S, now);
+            fuel = S->fuel_anchor - now;
+        }
         R(i->a) = vl_ad_starj_result(S, R(i->b + 1).as.i, R(i->b + 2),
                                      R(i->a), R(i->b), top.chunk, top.n);
         VM_NEXT();
@@ -621,12 +665,15 @@ enter:
             S->interrupt = 0;
             vl_except_runtime(S, VLAD_ERR_INTERRUPTED, "interrupted");
         }
-        Limit *fired = NULL;
-        for (size_t l = S->nlimits; l-- > 0;)
-            if (S->limits[l].deadline <= now) {
-                fired = &S->limits[l];
-                break;
-            }
+        Limit *fired;
+        do {
+            fired = NULL;
+            for (size_t l = S->nlimits; l-- > 0;)
+                if (S->limits[l].deadline <= now) {
+                    fired = &S->limits[l];
+                    break;
+                }
+        } while (fired != NULL && vl_cont_defer(S, fired));
         if (fired == NULL) {
             S->fuel_anchor = vl_cont_anchor(S, now);
             fuel = S->fuel_anchor - now;
@@ -750,6 +797,26 @@ void vl_vm_init(VladState *S)
         I(STARJ_BEGIN, 3, 1, 0), I(MOVE, 7, 0, 0), I(MOVE, 8, 4, 0),
         I(CALL, 6, 1, 0), I(STARJ_END, 6, 2, 0), I(RETURN, 6, 0, 0)};
 
+    /* checkpoint-*j segments (vm/cpj.h).  FIRST (f x): R2 pos, R3 log,
+       R4 anchor, R5.. call block.  RUN s (free pos log): R1 pos, R2 log,
+       R3 anchor, R4.. the resumed computation.  ADV s (free pos log m
+       advance): R3 anchor, R5.. call block of (advance s m), a step
+       that SEG_BEGIN counts in (c = 1).  ADVANCE (u m) is a checkpoint
+       delimiter whose body resumes u instead of calling a procedure. */
+    static const Instr seg_first[] = {
+        {OP_SEG_BEGIN, 1, 4, 0, 0}, I(MOVE, 6, 0, 0), I(MOVE, 7, 1, 0),
+        I(CALL, 5, 1, 0), {OP_SEG_END, 1, 5, 4, 0}, I(RETURN, 5, 0, 0)};
+    static const Instr seg_run[] = {
+        I(GETFREE, 1, 0, 0), I(GETFREE, 2, 1, 0), I(SEG_BEGIN, 3, 0, 0),
+        I(RESUME, 4, 0, 0), I(SEG_END, 4, 3, 0), I(RETURN, 4, 0, 0)};
+    static const Instr seg_adv[] = {
+        I(GETFREE, 1, 0, 0), I(GETFREE, 2, 1, 0), I(SEG_BEGIN, 3, 0, 1),
+        I(GETFREE, 6, 3, 0), I(MOVE, 7, 0, 0), I(GETFREE, 8, 2, 0),
+        I(CALL, 5, 2, 0), {OP_SEG_END, 2, 5, 3, 0}, I(RETURN, 5, 0, 0)};
+    static const Instr advance[] = {
+        {OP_CKPT_BEGIN, 1, 3, 1, 0}, I(MOVE, 2, 0, 0), I(MOVE, 2, 0, 0),
+        I(RESUME, 4, 0, 0), I(CKPT_END, 4, 3, 0), I(RETURN, 4, 0, 0)};
+
     S->control[CTL_ENTRY] = vl_compile_assemble(S, "entry", PK_TOPLEVEL, 1,
                                                 3, entry, 2);
     S->control[CTL_CHECKPOINT] = vl_compile_assemble(S, "checkpoint",
@@ -767,6 +834,24 @@ void vl_vm_init(VladState *S)
     S->control[CTL_STARJ] = vl_compile_assemble(S, "*j", PK_STARJ, 3, 9,
                                                 starj, 6);
     S->control[CTL_STARJ]->ctlreg = 3;
+    S->control[CTL_SEG_FIRST] = vl_compile_assemble(
+        S, "checkpoint-*j", PK_SEGMENT, 2, 8, seg_first, 6);
+    S->control[CTL_SEG_FIRST]->ctlreg = 4;
+    S->control[CTL_SEG_RUN] = vl_compile_assemble(
+        S, "checkpoint-*j", PK_SEGMENT, 1, 7, seg_run, 6);
+    S->control[CTL_SEG_RUN]->ctlreg = 3;
+    S->control[CTL_SEG_RUN]->nfree = 2;
+    S->control[CTL_SEG_ADV] = vl_compile_assemble(
+        S, "checkpoint-*j", PK_SEGMENT, 1, 9, seg_adv, 9);
+    S->control[CTL_SEG_ADV]->ctlreg = 3;
+    S->control[CTL_SEG_ADV]->nfree = 4;
+    S->control[CTL_ADVANCE] = vl_compile_assemble(
+        S, "checkpoint-*j", PK_CHECKPOINT, 2, 7, advance, 6);
+    S->control[CTL_ADVANCE]->ctlreg = 3;
+    Closure *adv = vl_gc_alloc(sizeof *adv);
+    adv->proto = S->control[CTL_ADVANCE];
+    S->advance_value = vl_obj(VT_CLOSURE, adv);
+    bind_control(S, "%cpj-first", S->control[CTL_SEG_FIRST]);
     bind_control(S, "j*", S->control[CTL_JSTAR]);
     bind_control(S, "*j", S->control[CTL_STARJ]);
     bind_control(S, "checkpoint", S->control[CTL_CHECKPOINT]);

@@ -19,7 +19,11 @@ enum {
     CTL_PRIMOPS,        /* (primops f x) */
     CTL_RESUME,         /* (resume u) */
     CTL_JSTAR,          /* (j* f x x') */
-    CTL_STARJ           /* (*j f x y`) */
+    CTL_STARJ,          /* (*j f x y`) */
+    CTL_SEG_FIRST,      /* checkpoint-*j: the first, measuring run */
+    CTL_SEG_RUN,        /* checkpoint-*j: resume a state to the end */
+    CTL_SEG_ADV,        /* checkpoint-*j: advance a state by m steps */
+    CTL_ADVANCE         /* the delimiter of an advance */
 };
 
 /* Index of the CALL instruction in the checkpoint prototype (its result

@@ -1,0 +1,443 @@
+/*
+ * vm/cpj.c -- checkpoint-*j: strategies, segments, the effect log, stats
+ * (see vm/cpj.h; the driver is in stdlib/prelude.vlad, the segment
+ * prototypes in vm/vm.c)
+ *
+ * Split rules.  An interval of n > base steps is split at m steps:
+ * - bisection: m = floor(n / 2);
+ * - binomial with s slots: in units of base steps (t = ceil(n / base), the
+ *   last unit possibly shorter), the revolve rule: with
+ *   beta(s, r) = C(s + r, s) and r the least integer with t <= beta(s, r),
+ *   m units where m = min(beta(s, r - 1), t - beta(s - 1, r - 1)), which
+ *   lies in the optimal range beta(s, r-2) <= m <= beta(s, r-1),
+ *   beta(s-1, r-1) <= t - m <= beta(s-1, r).  With s = 1, m = t - 1 (the
+ *   last unit alone).  The right part then has s - 1 slots, the left part
+ *   s.  The total of advanced units is then the optimum
+ *   T(t, s) = min over m of m + T(t - m, s - 1) + T(m, s).
+ */
+#include "config.h"
+#include "vm/cpj.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "vm/cont.h"
+#include "vm/except.h"
+#include "vm/object.h"
+#include "vm/prims.h"
+#include "vm/print.h"
+#include "vm/vm.h"
+
+#define DEFAULT_BASE 1000
+
+/* ===== Strategies ===== */
+
+CpjStrategy vl_cpj_default(void)
+{
+    CpjStrategy s = {CPJ_BINOMIAL, 0, DEFAULT_BASE};
+    return s;
+}
+
+static int parse_count(const char *v, size_t len, int64_t *out)
+{
+    char buf[32];
+    if (len == 0 || len >= sizeof buf)
+        return 0;
+    memcpy(buf, v, len);
+    buf[len] = '\0';
+    for (size_t k = 0; k < len; k++)
+        if (buf[k] < '0' || buf[k] > '9')
+            return 0;
+    errno = 0;
+    long long x = strtoll(buf, NULL, 10);
+    if (errno != 0 || x > (1LL << 53))
+        return 0;
+    *out = x;
+    return 1;
+}
+
+int vl_cpj_parse(const char *spec, CpjStrategy *out, char *err,
+                 size_t errlen)
+{
+    CpjStrategy s = vl_cpj_default();
+    const char *p = spec, *comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    if (len == 9 && strncmp(p, "bisection", 9) == 0)
+        s.kind = CPJ_BISECTION;
+    else if (len == 8 && strncmp(p, "binomial", 8) == 0)
+        s.kind = CPJ_BINOMIAL;
+    else {
+        snprintf(err, errlen, "unknown checkpoint strategy '%.*s' in '%s' "
+                 "(expected bisection or binomial)", (int)len, p, spec);
+        return 0;
+    }
+    while (comma != NULL) {
+        p = comma + 1;
+        comma = strchr(p, ',');
+        len = comma ? (size_t)(comma - p) : strlen(p);
+        const char *eq = memchr(p, '=', len);
+        size_t klen = eq ? (size_t)(eq - p) : len;
+        int64_t v = 0;
+        int ok = eq != NULL && parse_count(eq + 1, len - klen - 1, &v);
+        if (klen == 4 && strncmp(p, "base", 4) == 0) {
+            if (!ok || v < 1) {
+                snprintf(err, errlen, "checkpoint strategy '%s': base must "
+                         "be a whole number of steps >= 1", spec);
+                return 0;
+            }
+            s.base = v;
+        } else if (klen == 5 && strncmp(p, "slots", 5) == 0
+                   && s.kind == CPJ_BINOMIAL) {
+            if (!ok || v < 1) {
+                snprintf(err, errlen, "checkpoint strategy '%s': slots "
+                         "must be a whole number >= 1", spec);
+                return 0;
+            }
+            s.slots = v;
+        } else {
+            snprintf(err, errlen, "checkpoint strategy '%s': unknown "
+                     "option '%.*s' (%s)", spec, (int)klen, p,
+                     s.kind == CPJ_BINOMIAL ? "expected slots=S or base=N"
+                                            : "expected base=N");
+            return 0;
+        }
+    }
+    *out = s;
+    return 1;
+}
+
+/* beta(s, r) = C(s + r, s), saturating at 2^62. */
+static int64_t beta(int64_t s, int64_t r)
+{
+    if (r < 0 || s < 0)
+        return 0;
+    double b = 1;
+    for (int64_t k = 1; k <= s; k++) {
+        b = b * (double)(r + k) / (double)k;
+        if (b > 4e18)
+            return INT64_MAX / 2;
+    }
+    return (int64_t)llround(b);
+}
+
+/* The split in units of an interval of t >= 2 units with s slots. */
+static int64_t binomial_split(int64_t t, int64_t s)
+{
+    if (s <= 1)
+        return t - 1;
+    int64_t r = 0;
+    while (beta(s, r) < t)
+        r++;
+    int64_t a = beta(s, r - 1), b = t - beta(s - 1, r - 1);
+    int64_t m = a < b ? a : b;
+    return m < 1 ? 1 : m >= t ? t - 1 : m;
+}
+
+static int64_t units(const CpjStrategy *st, int64_t n)
+{
+    return (n + st->base - 1) / st->base;
+}
+
+/* ===== State ===== */
+
+void vl_cpj_init(VladState *S)
+{
+    S->cpj = vl_gc_alloc(sizeof *S->cpj);
+    S->cpj->strategy = vl_cpj_default();
+}
+
+void vl_cpj_reset(VladState *S)
+{
+    S->cpj->nseg = 0;
+    S->cpj->live = 0;
+    S->cpj->live_bytes = 0;
+}
+
+void vl_cpj_push(VladState *S, size_t frame, int64_t anchor, int replay,
+                 Value log)
+{
+    Cpj *c = S->cpj;
+    c->seg = vl_gc_grow(c->seg, c->nseg, &c->seg_cap, sizeof(CpjSeg));
+    CpjSeg *e = &c->seg[c->nseg++];
+    e->frame = frame;
+    e->anchor = anchor;
+    e->replay = replay;
+    e->log = log;
+}
+
+void vl_cpj_pop_from(VladState *S, size_t frame)
+{
+    while (S->cpj->nseg > 0 && S->cpj->seg[S->cpj->nseg - 1].frame >= frame)
+        S->cpj->nseg--;
+}
+
+/* ===== The effect log ===== */
+
+/* While the first run records: a list, newest first. */
+typedef struct LogEntry {
+    int64_t pos;
+    Value value;
+    struct LogEntry *next;
+} LogEntry;
+
+/* Finished: sorted by position. */
+typedef struct Log {
+    size_t n;
+    int64_t *pos;
+    Value *values;
+} Log;
+
+Value vl_cpj_finish_log(VladState *S, Value raw_list)
+{
+    (void)S;
+    size_t n = 0;
+    for (const LogEntry *e = raw_list.as.ptr; e != NULL; e = e->next)
+        n++;
+    Log *l = vl_gc_alloc(sizeof *l);
+    l->n = n;
+    l->pos = vl_gc_alloc_atomic((n ? n : 1) * sizeof(int64_t));
+    l->values = vl_gc_alloc((n ? n : 1) * sizeof(Value));
+    size_t k = n;
+    for (const LogEntry *e = raw_list.as.ptr; e != NULL; e = e->next) {
+        k--;
+        l->pos[k] = e->pos;
+        l->values[k] = e->value;
+    }
+    Value v = vl_raw(0);
+    v.as.ptr = l;
+    return v;
+}
+
+static int64_t position(VladState *S, const CpjSeg *e)
+{
+    return S->steps - e->anchor;
+}
+
+int vl_cpj_may_output(VladState *S)
+{
+    for (size_t k = 0; k < S->cpj->nseg; k++)
+        if (S->cpj->seg[k].replay)
+            return 0;
+    return 1;
+}
+
+/* Record v in the first runs from the innermost segment down to (not
+   including) segment 'stop'. */
+static void record_down_to(VladState *S, size_t stop, Value v)
+{
+    for (size_t k = S->cpj->nseg; k-- > stop;) {
+        CpjSeg *e = &S->cpj->seg[k];
+        Value *frame = S->stack + e->frame;
+        Value *slot = frame + AS_CLOSURE(frame[-1])->proto->ctlreg - 1;
+        LogEntry *n = vl_gc_alloc(sizeof *n);
+        n->pos = position(S, e);
+        n->value = v;
+        n->next = (LogEntry *)slot->as.ptr;
+        slot->as.ptr = n;
+    }
+}
+
+int vl_cpj_replay_input(VladState *S, Value *out)
+{
+    size_t k = S->cpj->nseg;
+    while (k > 0 && !S->cpj->seg[k - 1].replay)
+        k--;
+    if (k == 0)
+        return 0;
+    const CpjSeg *e = &S->cpj->seg[k - 1];
+    const Log *l = e->log.as.ptr;
+    int64_t p = position(S, e);
+    size_t lo = 0, hi = l->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (l->pos[mid] < p)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == l->n || l->pos[lo] != p)
+        vl_except_runtime(S, VLAD_ERR_RUNTIME,
+                          "checkpoint-*j: a re-execution read input at "
+                          "step %lld, where the first run read none",
+                          (long long)p);
+    *out = l->values[lo];
+    record_down_to(S, k, *out);
+    return 1;
+}
+
+void vl_cpj_record_input(VladState *S, Value v)
+{
+    record_down_to(S, 0, v);
+}
+
+/* ===== The driver's primitives ===== */
+
+static int64_t count_arg(VladState *S, const char *who, Value v)
+{
+    /* the driver's own numbers may have been made reals of an enclosing
+       *j or j* when a state holding them was differentiated */
+    double x = IS_REAL(v) ? vl_value_primal(v) : -1;
+    if (!(x >= 0) || x != floor(x) || x > 9e15)
+        vl_except_runtime(S, VLAD_ERR_RUNTIME,
+                          "%s: expected a step count, got %s", who,
+                          vl_print_to_string(S, v, 60));
+    return (int64_t)x;
+}
+
+static Value make_segment(VladState *S, int which, int nfree,
+                          const Value *free)
+{
+    Closure *c = vl_gc_alloc(sizeof(Closure) + (size_t)nfree * sizeof(Value));
+    c->proto = S->control[which];
+    for (int k = 0; k < nfree; k++)
+        c->free[k] = free[k];
+    return vl_obj(VT_CLOSURE, c);
+}
+
+static void check_log(VladState *S, Value log)
+{
+    if (log.tag != VT_RAW)
+        vl_except_runtime(S, VLAD_ERR_RUNTIME,
+                          "checkpoint-*j: expected an effect log, got %s",
+                          vl_print_to_string(S, log, 60));
+}
+
+/* (%cpj-runner pos log): the RUN segment from a state at pos. */
+static Value p_runner(VladState *S, Value *args)
+{
+    count_arg(S, "checkpoint-*j", args[0]);
+    check_log(S, args[1]);
+    return make_segment(S, CTL_SEG_RUN, 2, args);
+}
+
+/* (%cpj-advancer pos log m): the ADV segment by m steps. */
+static Value p_advancer(VladState *S, Value *args)
+{
+    count_arg(S, "checkpoint-*j", args[0]);
+    check_log(S, args[1]);
+    count_arg(S, "checkpoint-*j", args[2]);
+    Value free[4] = {args[0], args[1], args[2], S->advance_value};
+    return make_segment(S, CTL_SEG_ADV, 4, free);
+}
+
+/* (%cpj-leaf? n): whether an interval of n steps is a base case. */
+static Value p_leafp(VladState *S, Value *args)
+{
+    int64_t n = count_arg(S, "checkpoint-*j", args[0]);
+    return vl_bool(n <= S->cpj->strategy.base);
+}
+
+/* (%cpj-count-leaf n): count a base case of n steps; returns n. */
+static Value p_count_leaf(VladState *S, Value *args)
+{
+    S->cpj->stats.base_cases++;
+    S->cpj->stats.base_steps += count_arg(S, "checkpoint-*j", args[0]);
+    return args[0];
+}
+
+/* (%cpj-slots n): the slots of a run of n steps. */
+static Value p_slots(VladState *S, Value *args)
+{
+    const CpjStrategy *st = &S->cpj->strategy;
+    int64_t n = count_arg(S, "checkpoint-*j", args[0]);
+    if (st->kind != CPJ_BINOMIAL || st->slots > 0)
+        return vl_num((double)st->slots);
+    /* automatic: ceil(log2 t) + 1 slots, at least 2 */
+    int64_t t = units(st, n), s = 1;
+    while (((int64_t)1 << (s - 1)) < t && s < 62)
+        s++;
+    return vl_num((double)(s < 2 ? 2 : s));
+}
+
+/* (%cpj-split n slots): the split point of n > base steps. */
+static Value p_split(VladState *S, Value *args)
+{
+    const CpjStrategy *st = &S->cpj->strategy;
+    int64_t n = count_arg(S, "checkpoint-*j", args[0]);
+    if (st->kind == CPJ_BISECTION)
+        return vl_num((double)(n / 2));
+    int64_t s = count_arg(S, "checkpoint-*j", args[1]);
+    return vl_num((double)(binomial_split(units(st, n), s) * st->base));
+}
+
+/* (%cpj-start f x): the state before (f x), a checkpoint with no frames. */
+static Value p_start(VladState *S, Value *args)
+{
+    (void)S;
+    Checkpoint *k = vl_gc_alloc(sizeof *k);
+    k->callee = args[0];
+    k->arg = args[1];
+    k->bytes = sizeof *k;
+    return vl_obj(VT_CKPT, k);
+}
+
+/* (%checkpoint-input u): the argument of the pending application of u. */
+static Value p_input(VladState *S, Value *args)
+{
+    if (!IS_CKPT(args[0]) || AS_CKPT(args[0])->finished)
+        vl_except_runtime(S, VLAD_ERR_RUNTIME,
+                          "checkpoint-*j: expected a suspended checkpoint, "
+                          "got %s", vl_print_to_string(S, args[0], 60));
+    return AS_CKPT(args[0])->arg;
+}
+
+/* (%cpj-position u): the step position of a state made by an advance (it
+   may lie beyond the requested one: advances never stop inside a *j). */
+static Value p_position(VladState *S, Value *args)
+{
+    if (!IS_CKPT(args[0]))
+        vl_except_runtime(S, VLAD_ERR_RUNTIME,
+                          "checkpoint-*j: expected a checkpoint, got %s",
+                          vl_print_to_string(S, args[0], 60));
+    return vl_num((double)AS_CKPT(args[0])->position);
+}
+
+/* (%cpj-hold u m): a driver keeps u, reached by advancing m steps. */
+static Value p_hold(VladState *S, Value *args)
+{
+    Cpj *c = S->cpj;
+    c->stats.advanced_steps += count_arg(S, "checkpoint-*j", args[1]);
+    c->live++;
+    if (IS_CKPT(args[0]))
+        c->live_bytes += (int64_t)AS_CKPT(args[0])->bytes;
+    if (c->live > c->stats.peak_live_checkpoints)
+        c->stats.peak_live_checkpoints = c->live;
+    if (c->live_bytes > c->stats.peak_checkpoint_bytes)
+        c->stats.peak_checkpoint_bytes = c->live_bytes;
+    return args[0];
+}
+
+/* (%cpj-release u k): the driver no longer needs u; returns k. */
+static Value p_release(VladState *S, Value *args)
+{
+    Cpj *c = S->cpj;
+    if (c->live > 0)
+        c->live--;
+    if (IS_CKPT(args[0]))
+        c->live_bytes -= (int64_t)AS_CKPT(args[0])->bytes;
+    if (c->live_bytes < 0)
+        c->live_bytes = 0;
+    return args[1];
+}
+
+static const PrimInfo cpj_prims[] = {
+    {"%cpj-runner", p_runner, 2, -1},
+    {"%cpj-advancer", p_advancer, 3, -1},
+    {"%cpj-leaf?", p_leafp, 1, -1},
+    {"%cpj-slots", p_slots, 1, -1},
+    {"%cpj-split", p_split, 2, -1},
+    {"%cpj-start", p_start, 2, -1},
+    {"%checkpoint-input", p_input, 1, -1},
+    {"%cpj-hold", p_hold, 2, -1},
+    {"%cpj-position", p_position, 1, -1},
+    {"%cpj-release", p_release, 2, -1},
+    {"%cpj-count-leaf", p_count_leaf, 1, -1},
+};
+
+void vl_cpj_install(VladState *S)
+{
+    vl_prims_install_table(S, cpj_prims,
+                           sizeof cpj_prims / sizeof cpj_prims[0]);
+}

@@ -1,0 +1,89 @@
+/*
+ * vm/cpj.h -- checkpoint-*j: strategies, segments, the effect log, stats
+ *
+ * checkpoint-*j itself is a short recursive driver in the prelude
+ * (stdlib/prelude.vlad, "Checkpointed reverse mode"), compiled like any
+ * VLAD code, so its pending work lives in continuation frames.  It rests
+ * on the native pieces declared here:
+ *
+ * - Strategies: a parsed SPEC (bisection or binomial, slots, base) and its
+ *   split rule (vl_cpj_split), chosen outside the program.
+ * - Segments: three hand-assembled prototypes (vm/vm.c) that run a piece
+ *   of the computation: FIRST runs (f x) once and measures it, RUN resumes
+ *   a state to the end, ADV advances a state by m steps into a new state
+ *   (a checkpoint).  A segment frame knows the step position, counted from
+ *   the start of (f x), at which it started, so every step inside it has a
+ *   position that is the same in every re-execution.
+ * - The effect log: while a segment runs, S->cpj->seg holds an entry for
+ *   it (innermost last; saved into and restored from checkpoints like the
+ *   AD stack).  The first run of a checkpoint-*j records what read-real
+ *   returned, keyed by position; re-executions replay it, and output is
+ *   performed only when no enclosing segment is a re-execution.
+ */
+#ifndef VL_CPJ_H
+#define VL_CPJ_H
+
+#include "vm/state.h"
+
+typedef enum CpjKind { CPJ_BISECTION, CPJ_BINOMIAL } CpjKind;
+
+typedef struct CpjStrategy {
+    CpjKind kind;
+    int64_t slots;          /* binomial: 0 = chosen from the length */
+    int64_t base;           /* intervals of at most base steps use *j */
+} CpjStrategy;
+
+/* One running segment (an entry of S->cpj->seg). */
+typedef struct CpjSeg {
+    size_t frame;           /* stack index of the segment frame */
+    int64_t anchor;         /* position of a step = steps now - anchor */
+    int replay;             /* 0: the first run, recording */
+    Value log;              /* replay: the finished log (VT_RAW) */
+} CpjSeg;
+
+typedef struct Cpj {
+    CpjStrategy strategy;
+    CpjSeg *seg;
+    size_t nseg, seg_cap;
+    int64_t live, live_bytes;   /* checkpoints held by drivers now */
+    VladCpjStats stats;
+} Cpj;
+
+/* Parse SPEC ("bisection", "binomial,slots=8,base=500", ...).  Returns 0
+   and a message in 'err' when it is malformed. */
+VL_INTERNAL int vl_cpj_parse(const char *spec, CpjStrategy *out, char *err,
+                             size_t errlen);
+
+/* The default strategy: binomial, slots from the length, base 1000. */
+VL_INTERNAL CpjStrategy vl_cpj_default(void);
+
+/* Allocate S->cpj with the default strategy. */
+VL_INTERNAL void vl_cpj_init(VladState *S);
+
+/* Forget running segments and held checkpoints (a top-level form ends). */
+VL_INTERNAL void vl_cpj_reset(VladState *S);
+
+/* Segments: push when one starts or is reinstalled, pop when it ends or
+   is captured.  'logslot' is the stack index of the first run's log
+   register. */
+VL_INTERNAL void vl_cpj_push(VladState *S, size_t frame, int64_t anchor,
+                             int replay, Value log);
+VL_INTERNAL void vl_cpj_pop_from(VladState *S, size_t frame);
+
+/* The first run has ended: its log (a raw list in the frame's register,
+   newest first) as a finished, searchable log. */
+VL_INTERNAL Value vl_cpj_finish_log(VladState *S, Value raw_list);
+
+/* Effects.  Output is performed only when this returns 1. */
+VL_INTERNAL int vl_cpj_may_output(VladState *S);
+
+/* Input: 1 and the value to return when a re-execution replays it; 0 when
+   the input must really be read, after which vl_cpj_record_input records
+   the value read. */
+VL_INTERNAL int vl_cpj_replay_input(VladState *S, Value *out);
+VL_INTERNAL void vl_cpj_record_input(VladState *S, Value v);
+
+/* Install the driver's primitives (%cpj-...). */
+VL_INTERNAL void vl_cpj_install(VladState *S);
+
+#endif
