@@ -9,7 +9,7 @@
 ## "...\n" literal: backslash and double quote are escaped, and so is '?'
 ## (no trigraphs in -std=c11).  The leading "" keeps an empty file valid.
 
-dist_pkgdata_DATA += %reldir%/prelude.vlad
+dist_pkgdata_DATA += %reldir%/prelude.vlad %reldir%/checkpoint-reference.vlad
 
 %reldir%/prelude.inc: %reldir%/prelude.vlad
 	$(AM_V_GEN)$(MKDIR_P) %reldir% && { \

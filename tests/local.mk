@@ -58,6 +58,12 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/checkpoint/context-script.vlad \
 	%reldir%/checkpoint/context-stdin.vlad \
 	%reldir%/checkpoint/corpus-closures.vlad \
+	%reldir%/checkpoint/reference-binomial-1-20.vlad \
+	%reldir%/checkpoint/reference-binomial-10-3.vlad \
+	%reldir%/checkpoint/reference-binomial-2-5.vlad \
+	%reldir%/checkpoint/reference-binomial-3-1.vlad \
+	%reldir%/checkpoint/reference-bisection-1.vlad \
+	%reldir%/checkpoint/reference-bisection-7.vlad \
 	%reldir%/checkpoint/corpus-deep.vlad \
 	%reldir%/checkpoint/corpus-lists.vlad \
 	%reldir%/checkpoint/corpus-long-loop.vlad \
@@ -212,6 +218,7 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/lang/toplevel-shadow-prelude.vlad \
 	%reldir%/lang/tuples-convention.vlad \
 	%reldir%/lang/tuples-mixed-arity.vlad \
+	%reldir%/stdlib/interface.vlad \
 	%reldir%/stdlib/ad.vlad \
 	%reldir%/stdlib/append.vlad \
 	%reldir%/stdlib/err-abs-boolean.vlad \
@@ -265,13 +272,13 @@ VLAD_EXAMPLE_TESTS = \
 	examples/newton.vlad
 
 VLAD_TEST_FILES = \
+	%reldir%/checkpoint/reference-programs.vlad \
 	%reldir%/ad/ad-lib.vlad \
 	%reldir%/checkpoint/context-programs.vlad \
 	%reldir%/checkpoint/harness.vlad \
 	%reldir%/pending/ad-checkpoint.vlad \
 	%reldir%/pending/ad-random-ckpt-1.vlad \
 	%reldir%/pending/ad-sharing.vlad \
-	%reldir%/pending/stdlib-interface.vlad \
 	%reldir%/errors/inc/cycle-a.vlad \
 	%reldir%/errors/inc/cycle-b.vlad \
 	%reldir%/errors/inc/runtime-error.vlad \

@@ -44,6 +44,7 @@ typedef struct Checkpoint {
                                taken when captured (informative) */
     int64_t position;       /* checkpoint-*j: step position of the state
                                made by an advance segment; else 0 */
+    int held;               /* checkpoint-*j: counted as a held slot */
 } Checkpoint;
 
 /* Capture the frames above the delimiter frame whose base is at stack

@@ -394,14 +394,19 @@ static Value p_position(VladState *S, Value *args)
     return vl_num((double)AS_CKPT(args[0])->position);
 }
 
-/* (%cpj-hold u m): a driver keeps u, reached by advancing m steps. */
+/* (%cpj-hold u m counted): a driver keeps u, reached by advancing m steps;
+   'counted': u starts more than a base case, so it occupies a slot.  The
+   checkpoint remembers whether it was counted, for %cpj-release. */
 static Value p_hold(VladState *S, Value *args)
 {
     Cpj *c = S->cpj;
     c->stats.advanced_steps += count_arg(S, "checkpoint-*j", args[1]);
+    if (!IS_CKPT(args[0]) || IS_FALSE(args[2]))
+        return args[0];
+    Checkpoint *k = AS_CKPT(args[0]);
+    k->held = 1;
     c->live++;
-    if (IS_CKPT(args[0]))
-        c->live_bytes += (int64_t)AS_CKPT(args[0])->bytes;
+    c->live_bytes += (int64_t)k->bytes;
     if (c->live > c->stats.peak_live_checkpoints)
         c->stats.peak_live_checkpoints = c->live;
     if (c->live_bytes > c->stats.peak_checkpoint_bytes)
@@ -413,12 +418,12 @@ static Value p_hold(VladState *S, Value *args)
 static Value p_release(VladState *S, Value *args)
 {
     Cpj *c = S->cpj;
-    if (c->live > 0)
+    if (IS_CKPT(args[0]) && AS_CKPT(args[0])->held && c->live > 0) {
         c->live--;
-    if (IS_CKPT(args[0]))
         c->live_bytes -= (int64_t)AS_CKPT(args[0])->bytes;
-    if (c->live_bytes < 0)
-        c->live_bytes = 0;
+        if (c->live_bytes < 0)
+            c->live_bytes = 0;
+    }
     return args[1];
 }
 
@@ -430,7 +435,7 @@ static const PrimInfo cpj_prims[] = {
     {"%cpj-split", p_split, 2, -1},
     {"%cpj-start", p_start, 2, -1},
     {"%checkpoint-input", p_input, 1, -1},
-    {"%cpj-hold", p_hold, 2, -1},
+    {"%cpj-hold", p_hold, 3, -1},
     {"%cpj-position", p_position, 1, -1},
     {"%cpj-release", p_release, 2, -1},
     {"%cpj-count-leaf", p_count_leaf, 1, -1},
