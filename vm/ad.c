@@ -348,8 +348,20 @@ static int plain_dual(Value v, int64_t *tag, double *x, double *dx)
     return 1;
 }
 
+/* A binary op on doubles, the four common ones inline. */
+static inline double plain2(int op, double a, double b)
+{
+    switch (op) {
+    case IN_ADD: return a + b;
+    case IN_SUB: return a - b;
+    case IN_MUL: return a * b;
+    case IN_DIV: return a / b;
+    default: return vl_ad_plain2(op, a, b);
+    }
+}
+
 /* Partial derivatives of a binary op at plain (a, b) with result y. */
-static void plain_partials2(int op, double a, double b, double y,
+static inline void plain_partials2(int op, double a, double b, double y,
                             double *da, double *db)
 {
     switch (op) {
@@ -374,9 +386,7 @@ static void plain_partials2(int op, double a, double b, double y,
     }
 }
 
-/* The fast path of vl_ad_binary: operands plain or of one tag with plain
-   parts.  Returns 0 when the general path is needed. */
-static int binary_fast(VladState *S, int op, Value a, Value b, Value *out)
+int vl_ad_binary_fast(VladState *S, int op, Value a, Value b, Value *out)
 {
     int64_t tag = -1, tb;
     double x, y, dx = 0, dy = 0;
@@ -406,7 +416,7 @@ static int binary_fast(VladState *S, int op, Value a, Value b, Value *out)
         else
             return 0;
         AdFrame *f = frame_of(S, tag);
-        double r = vl_ad_plain2(op, x, y), da, db;
+        double r = plain2(op, x, y), da, db;
         if (f == NULL) {
             *out = vl_num(r);
             return 1;
@@ -435,13 +445,13 @@ static int binary_fast(VladState *S, int op, Value a, Value b, Value *out)
         y = b.as.num;
     else
         return 0;
-    double r = vl_ad_plain2(op, x, y), da, db;
+    double r = plain2(op, x, y), da, db;
     plain_partials2(op, x, y, r, &da, &db);
-    double t = 0;
-    if (ka == VT_DUAL && dx != 0)
+    double t = 0;           /* as lift_result: zero partials drop out */
+    if (ka == VT_DUAL && da != 0)
         t = da * dx;
-    if (kb == VT_DUAL && dy != 0)
-        t += db * dy;
+    if (kb == VT_DUAL && db != 0)
+        t = t + db * dy;
     *out = make_dual(S, tag, vl_num(r), vl_num(t));
     return 1;
 }
@@ -451,7 +461,7 @@ Value vl_ad_binary(VladState *S, int op, Value a, Value b)
     if (a.tag == VT_NUM && b.tag == VT_NUM)
         return vl_num(vl_ad_plain2(op, a.as.num, b.as.num));
     Value r;
-    if (binary_fast(S, op, a, b, &r))
+    if (vl_ad_binary_fast(S, op, a, b, &r))
         return r;
     int is_a, is_b;
     int64_t t = pick_tag(S, a, b, &is_a, &is_b);

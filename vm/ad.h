@@ -107,6 +107,13 @@ typedef struct AdFrame {
    zero takes the divisor's sign). */
 VL_INTERNAL double vl_ad_plain2(int op, double a, double b);
 
+/* The fast path of vl_ad_binary, which the VM calls first: operands that
+   are plain reals and plain duals of one tag, or plain reals and compact
+   nodes of one tape.  Returns 0 (nothing done) when the general path is
+   needed. */
+VL_INTERNAL int vl_ad_binary_fast(VladState *S, int op, Value a, Value b,
+                                  Value *out);
+
 /* Lifted arithmetic on any reals (InlineId ops). */
 VL_INTERNAL Value vl_ad_binary(VladState *S, int op, Value a, Value b);
 VL_INTERNAL Value vl_ad_unary(VladState *S, int op, Value a);

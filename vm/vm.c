@@ -615,6 +615,8 @@ arith_slow:
     if (SHADOWED(inline_id))
         goto inline_call2;
     SAVE();
+    if (VL_LIKELY(vl_ad_binary_fast(S, inline_id, va, vb, &R(i->a))))
+        VM_NEXT();
     R(i->a) = vl_prims_arith(S, inline_id, va, vb);
     VM_NEXT();
 
