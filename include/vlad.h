@@ -91,6 +91,10 @@ typedef struct VladConfig {
        NULL for the default.  vlad_open fails (NULL) when it is
        malformed. */
     const char *checkpoint;
+    /* Called while a checkpoint-*j at the top of an evaluation runs its
+       reverse sweep: 'done' of its 'total' primal steps have been
+       reversed (total is known after its first run).  NULL: none. */
+    void (*progress)(void *userdata, int64_t done, int64_t total);
     /* Passed back to the callbacks. */
     void *userdata;
 } VladConfig;
@@ -122,6 +126,37 @@ VLAD_API const VladError *vlad_last_error(VladState *S);
 /* Request that the running evaluation stop at its next step; callable from
    a signal handler or another thread.  [never fails] */
 VLAD_API void vlad_interrupt(VladState *S);
+
+/* Apply the procedure 'fn' to 'arg' as one top-level evaluation (step
+   limit, statistics and error reporting as for vlad_eval_string).
+   '*out' (if not NULL) receives the result, or the empty list on error.
+   [returns status] */
+VLAD_API VladStatus vlad_call(VladState *S, VladValue fn, VladValue arg,
+                              VladValue *out);
+
+/* After an evaluation returned VLAD_ERR_INTERRUPTED: 1 and, in '*out',
+   the interrupted evaluation as a checkpoint (resume it with vlad_resume,
+   any number of times, or pass it to VLAD code); 0 otherwise.  The value
+   is kept until the next evaluation starts.  [never fails] */
+VLAD_API int vlad_interrupted(VladState *S, VladValue *out);
+
+/* Continue the computation of the checkpoint 'u' (from vlad_interrupted,
+   or any checkpoint value) to its end, as one top-level evaluation.
+   A finished checkpoint gives its result at once.  [returns status] */
+VLAD_API VladStatus vlad_resume(VladState *S, VladValue u, VladValue *out);
+
+/* Call fn(ud, name, user) for every bound global name that is not
+   reserved (names starting with '%' are the implementation's), in no
+   particular order; 'user' is 1 for names the program defined (including
+   redefinitions of prelude names), 0 for the prelude's and primitives'.
+   [never fails] */
+VLAD_API void vlad_globals(VladState *S,
+                           void (*fn)(void *ud, const char *name, int user),
+                           void *ud);
+
+/* The value of the global 'name' in '*out': 1 if it is bound, else 0.
+   [never fails] */
+VLAD_API int vlad_get_global(VladState *S, const char *name, VladValue *out);
 
 /* Set the step limit of later top-level evaluations (0: none). */
 VLAD_API void vlad_set_step_limit(VladState *S, int64_t limit);

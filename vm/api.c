@@ -106,6 +106,54 @@ void vlad_interrupt(VladState *S)
     S->interrupt = 1;
 }
 
+VladStatus vlad_call(VladState *S, VladValue fn, VladValue arg,
+                     VladValue *out)
+{
+    Value v;
+    VladStatus st = vl_toplevel_apply(S, to_internal(fn), to_internal(arg),
+                                      &v);
+    if (out != NULL)
+        *out = to_public(v);
+    return st;
+}
+
+int vlad_interrupted(VladState *S, VladValue *out)
+{
+    if (S->err.status != VLAD_ERR_INTERRUPTED || !IS_CKPT(S->interrupted))
+        return 0;
+    if (out != NULL)
+        *out = to_public(S->interrupted);
+    return 1;
+}
+
+VladStatus vlad_resume(VladState *S, VladValue u, VladValue *out)
+{
+    return vlad_call(S, to_public(S->resume_value), u, out);
+}
+
+void vlad_globals(VladState *S,
+                  void (*fn)(void *ud, const char *name, int user), void *ud)
+{
+    for (uint32_t id = 0; id < S->ncells; id++) {
+        const Global *u = S->user_cells[id], *p = S->prelude_cells[id];
+        const Global *g = u != NULL && !IS_UNDEF(u->value) ? u : p;
+        if (g == NULL || IS_UNDEF(g->value) || g->name->name[0] == '%')
+            continue;
+        fn(ud, g->name->name, u != NULL && u->defined);
+    }
+}
+
+int vlad_get_global(VladState *S, const char *name, VladValue *out)
+{
+    Symbol *sym = vl_symbol_intern_c(S->syms, name);
+    const Global *g = vl_state_user_cell(S, sym);
+    if (IS_UNDEF(g->value))
+        return 0;
+    if (out != NULL)
+        *out = to_public(g->value);
+    return 1;
+}
+
 void vlad_set_step_limit(VladState *S, int64_t limit)
 {
     S->step_limit = limit > 0 ? limit : 0;

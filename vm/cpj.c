@@ -332,8 +332,16 @@ static Value p_leafp(VladState *S, Value *args)
 /* (%cpj-count-leaf n): count a base case of n steps; returns n. */
 static Value p_count_leaf(VladState *S, Value *args)
 {
-    S->cpj->stats.base_cases++;
-    S->cpj->stats.base_steps += count_arg(S, "checkpoint-*j", args[0]);
+    Cpj *c = S->cpj;
+    int64_t n = count_arg(S, "checkpoint-*j", args[0]);
+    c->stats.base_cases++;
+    c->stats.base_steps += n;
+    if (c->nseg == 0 && S->config.progress != NULL) {
+        /* the outermost run (inner ones run inside its segments) */
+        c->progress_done += n;
+        S->config.progress(S->config.userdata, c->progress_done,
+                           c->progress_total);
+    }
     return args[0];
 }
 

@@ -46,6 +46,8 @@ typedef struct Cpj {
     CpjSeg *seg;
     size_t nseg, seg_cap;
     int64_t live, live_bytes;   /* checkpoints held by drivers now */
+    int64_t progress_done;      /* the outermost run: steps reversed, */
+    int64_t progress_total;     /* of its primal steps */
     VladCpjStats stats;
 } Cpj;
 

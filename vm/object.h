@@ -134,6 +134,7 @@ typedef struct Global {
     Symbol *name;
     int inline_id;          /* >= 0: the builtin this name may be inlined as */
     int user;               /* cell of the user environment */
+    int defined;            /* user cell: bound by a definition */
 } Global;
 
 #endif

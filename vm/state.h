@@ -120,6 +120,10 @@ struct VladState {
     Closure *vm_cl;                 /* its closure */
     const Instr *vm_ip;             /* next instruction of that frame */
     int vm_running;                 /* vm_base/vm_ip are meaningful */
+    size_t entry_frame;             /* stack index of the running entry */
+    int64_t form_start;             /* steps when the evaluation began */
+    Value interrupted;              /* the evaluation stopped by the last
+                                       interrupt, as a checkpoint; or () */
 };
 
 /* Find or create the cell of 'name' in the user (or prelude) environment. */

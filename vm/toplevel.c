@@ -203,27 +203,39 @@ static void report_diags(VladState *S, VlReadStatus st, VlDiag *d)
                  d->pos, "%s%s", d->message, more.data);
 }
 
+/* Apply fn to arg as one top-level evaluation: fresh control state, the
+   step limit, timing.  'counted': whether the application of fn itself is
+   a step (not for the thunk of a form, whose steps are its expression's). */
+static Value run_apply(VladState *S, Value fn, Value arg, int counted,
+                       int limited)
+{
+    S->nlimits = 0;
+    S->nad = 0;
+    vl_cpj_reset(S);
+    S->stack_top = 0;
+    S->interrupted = NIL_VAL;
+    int64_t start = S->steps;
+    S->form_start = start;
+    if (!counted)
+        S->steps--;
+    if (S->step_limit > 0 && limited)
+        vl_cont_push_limit(S, start + S->step_limit, SIZE_MAX);
+    S->fuel_anchor = vl_cont_anchor(S, S->steps);
+    double t0 = now_seconds();
+    Value v = vl_vm_apply(S, fn, arg);
+    S->last_seconds += now_seconds() - t0;
+    S->last_steps += S->steps - start;
+    S->nlimits = 0;
+    return v;
+}
+
 static void run_form(VladState *S, const TopForm *f, RunCtx *ctx)
 {
     Proto *p = vl_compile_toplevel(S, f, ctx->prelude);
     Closure *thunk = vl_gc_alloc(sizeof *thunk);
     thunk->proto = p;
-    S->nlimits = 0;
-    S->nad = 0;
-    vl_cpj_reset(S);
-    S->stack_top = 0;
-    int64_t start = S->steps;
-    /* the application of the thunk itself is not counted: the form's
-       steps are those of its expression */
-    S->steps--;
-    if (S->step_limit > 0 && !ctx->prelude)
-        vl_cont_push_limit(S, S->steps + 1 + S->step_limit, SIZE_MAX);
-    S->fuel_anchor = vl_cont_anchor(S, S->steps);
-    double t0 = now_seconds();
-    Value v = vl_vm_apply(S, vl_obj(VT_CLOSURE, thunk), NIL_VAL);
-    S->last_seconds += now_seconds() - t0;
-    S->last_steps += S->steps - start;
-    S->nlimits = 0;
+    Value v = run_apply(S, vl_obj(VT_CLOSURE, thunk), NIL_VAL, 0,
+                        !ctx->prelude);
     if (f->kind == TOP_DEFINE) {
         if (ctx->prelude)
             vl_prims_note_prelude_define(S,
@@ -272,23 +284,51 @@ static void eval_job(VladState *S, void *ud)
     run_text(S, &job->ctx);
 }
 
-VladStatus vl_toplevel_eval(VladState *S, const char *src, size_t len,
-                            const char *name, int prelude, Value *out)
+/* Run job(S, ud) as one call of the API: errors caught, control state
+   reset before and after, output flushed. */
+static VladStatus run_protected(VladState *S,
+                                void (*job)(VladState *, void *), void *ud)
 {
-    EvalJob job = {{src, len, vl_gc_strdup(name), prelude, NIL_VAL}};
     S->last_steps = 0;
     S->last_seconds = 0;
     S->err.status = VLAD_OK;
     S->ninclude_stack = 0;
-    VladStatus st = vl_except_protect(S, eval_job, &job);
+    VladStatus st = vl_except_protect(S, job, ud);
     S->vm_running = 0;
     S->nlimits = 0;
     S->nad = 0;
     vl_cpj_reset(S);
     S->stack_top = 0;
     vl_state_flush(S);
+    return st;
+}
+
+VladStatus vl_toplevel_eval(VladState *S, const char *src, size_t len,
+                            const char *name, int prelude, Value *out)
+{
+    EvalJob job = {{src, len, vl_gc_strdup(name), prelude, NIL_VAL}};
+    VladStatus st = run_protected(S, eval_job, &job);
     if (out != NULL)
         *out = st == VLAD_OK ? job.ctx.last : NIL_VAL;
+    return st;
+}
+
+typedef struct ApplyJob {
+    Value fn, arg, result;
+} ApplyJob;
+
+static void apply_job(VladState *S, void *ud)
+{
+    ApplyJob *job = ud;
+    job->result = run_apply(S, job->fn, job->arg, 1, 1);
+}
+
+VladStatus vl_toplevel_apply(VladState *S, Value fn, Value arg, Value *out)
+{
+    ApplyJob job = {fn, arg, NIL_VAL};
+    VladStatus st = run_protected(S, apply_job, &job);
+    if (out != NULL)
+        *out = st == VLAD_OK ? job.result : NIL_VAL;
     return st;
 }
 

@@ -16,6 +16,11 @@ VL_INTERNAL VladStatus vl_toplevel_eval(VladState *S, const char *src,
 
 /* Create a state from 'config' (NULL: defaults) and load the prelude;
    NULL when memory is exhausted or the prelude fails. */
+/* Apply fn to arg as one top-level evaluation (step limit, statistics,
+   errors caught).  [returns status] */
+VL_INTERNAL VladStatus vl_toplevel_apply(VladState *S, Value fn, Value arg,
+                                         Value *out);
+
 VL_INTERNAL VladState *vl_toplevel_open(const VladConfig *config);
 VL_INTERNAL void vl_toplevel_close(VladState *S);
 

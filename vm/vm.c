@@ -169,9 +169,12 @@ Value vl_vm_apply(VladState *S, Value fn, Value arg)
     base[1] = fn;
     base[2] = arg;
     int was_running = S->vm_running;
+    size_t was_entry = S->entry_frame;
     S->vm_running = 1;
+    S->entry_frame = (size_t)(base - S->stack);
     Value r = execute(S, base, entry->code);
     S->vm_running = was_running;
+    S->entry_frame = was_entry;
     return r;
 }
 
@@ -240,6 +243,7 @@ next:
         Global *g = (Global *)K[i->b].as.ptr;
         Value v = R(i->a);
         g->value = v;
+        g->defined = g->user;
         if (g->user && g->inline_id >= 0) {
             Value b = S->inline_values[g->inline_id];
             if (v.tag == b.tag && v.as.ptr == b.as.ptr)
@@ -549,6 +553,10 @@ next:
             VladCpjStats *st = &S->cpj->stats;
             st->calls++;
             st->primal_steps += n;
+            if (S->cpj->nseg == 0) {
+                S->cpj->progress_done = 0;
+                S->cpj->progress_total = n;
+            }
             Value log = vl_cpj_finish_log(S, R(i->b - 1));
             Value items[4] = {R(i->a), vl_num((double)n), log, NIL_VAL};
             R(i->a) = vl_value_tuple(items, 4);
@@ -664,8 +672,14 @@ enter:
         int64_t now = S->fuel_anchor - fuel;
         SAVE();
         if (S->interrupt) {
+            /* the whole evaluation becomes a checkpoint (vlad_resume) */
             S->interrupt = 0;
-            vl_except_runtime(S, VLAD_ERR_INTERRUPTED, "interrupted");
+            Checkpoint *k = vl_cont_capture(S, S->entry_frame, fb, nargs,
+                                            now);
+            S->interrupted = vl_obj(VT_CKPT, k);
+            vl_except_runtime(S, VLAD_ERR_INTERRUPTED,
+                              "interrupted after %lld steps",
+                              (long long)(now - S->form_start));
         }
         Limit *fired;
         do {
@@ -767,12 +781,13 @@ do_return:
 
 #define I(op, a, b, c) {OP_##op, 0, a, b, c}
 
-static void bind_control(VladState *S, const char *name, Proto *p)
+static Value bind_control(VladState *S, const char *name, Proto *p)
 {
     Closure *c = vl_gc_alloc(sizeof *c);
     c->proto = p;
     Global *g = vl_state_prelude_cell(S, vl_symbol_intern_c(S->syms, name));
     g->value = vl_obj(VT_CLOSURE, c);
+    return g->value;
 }
 
 void vl_vm_init(VladState *S)
@@ -858,6 +873,6 @@ void vl_vm_init(VladState *S)
     bind_control(S, "*j", S->control[CTL_STARJ]);
     bind_control(S, "checkpoint", S->control[CTL_CHECKPOINT]);
     bind_control(S, "primops", S->control[CTL_PRIMOPS]);
-    bind_control(S, "resume", S->control[CTL_RESUME]);
+    S->resume_value = bind_control(S, "resume", S->control[CTL_RESUME]);
 }
 #undef I
