@@ -91,6 +91,11 @@ typedef struct VladConfig {
        NULL for the default.  vlad_open fails (NULL) when it is
        malformed. */
     const char *checkpoint;
+    /* Largest size in bytes of the garbage-collected heap while this
+       state evaluates (the heap is shared by the states of a process;
+       the limit applies while this one runs); beyond it an evaluation
+       stops with VLAD_ERR_MEMORY and the state stays usable.  0: none. */
+    size_t heap_limit;
     /* Called while a checkpoint-*j at the top of an evaluation runs its
        reverse sweep: 'done' of its 'total' primal steps have been
        reversed (total is known after its first run).  NULL: none. */
@@ -157,6 +162,15 @@ VLAD_API void vlad_globals(VladState *S,
 /* The value of the global 'name' in '*out': 1 if it is bound, else 0.
    [never fails] */
 VLAD_API int vlad_get_global(VladState *S, const char *name, VladValue *out);
+
+/* Bind the global 'name' (in the program's environment) to 'value', as
+   a top-level definition does.  [never fails] */
+VLAD_API void vlad_set_global(VladState *S, const char *name,
+                              VladValue value);
+
+/* Set the heap limit of later evaluations (see VladConfig.heap_limit;
+   0: none).  [never fails] */
+VLAD_API void vlad_set_heap_limit(VladState *S, size_t bytes);
 
 /* Set the step limit of later top-level evaluations (0: none). */
 VLAD_API void vlad_set_step_limit(VladState *S, int64_t limit);

@@ -39,6 +39,8 @@ void vlad_config_init(VladConfig *config)
 VladState *vlad_open(const VladConfig *config)
 {
     VladState *S = vl_toplevel_open(config);
+    if (S != NULL && config != NULL)
+        S->heap_limit = config->heap_limit;
     if (S != NULL && config != NULL && config->checkpoint != NULL
         && vlad_set_checkpoint(S, config->checkpoint) != VLAD_OK) {
         vl_toplevel_close(S);
@@ -154,6 +156,17 @@ int vlad_get_global(VladState *S, const char *name, VladValue *out)
     return 1;
 }
 
+void vlad_set_global(VladState *S, const char *name, VladValue value)
+{
+    Symbol *sym = vl_symbol_intern_c(S->syms, name);
+    vl_state_define(S, vl_state_user_cell(S, sym), to_internal(value));
+}
+
+void vlad_set_heap_limit(VladState *S, size_t bytes)
+{
+    S->heap_limit = bytes;
+}
+
 void vlad_set_step_limit(VladState *S, int64_t limit)
 {
     S->step_limit = limit > 0 ? limit : 0;
@@ -176,7 +189,7 @@ void vlad_get_stats(VladState *S, VladStats *stats)
     stats->steps_last = S->last_steps;
     stats->heap_bytes = vl_gc_heap_size();
     stats->peak_heap_bytes = vl_gc_peak_heap_size();
-    stats->peak_stack_bytes = S->stack_size * sizeof(Value);
+    stats->peak_stack_bytes = S->peak_stack_size * sizeof(Value);
     stats->tape_nodes = S->tape_nodes;
     stats->tape_bytes = S->tape_bytes;
     stats->peak_tape_nodes = S->peak_tape_nodes;

@@ -227,6 +227,13 @@ void vl_except_runtime(VladState *S, VladStatus status, const char *fmt, ...)
 static void oom_hook(void *ud)
 {
     VladState *S = ud;
+    /* reporting allocates: lift the heap limit (the next evaluation sets
+       it again) */
+    vl_gc_set_max_heap(0);
+    if (S->heap_limit > 0)
+        vl_except_runtime(S, VLAD_ERR_MEMORY,
+                          "out of memory (heap limit %zu bytes)",
+                          S->heap_limit);
     vl_except_runtime(S, VLAD_ERR_MEMORY, "out of memory");
 }
 

@@ -50,19 +50,31 @@ static void *checked(void *p)
     return p;
 }
 
+/* Allocation failed: collect everything (sweeping eagerly, so whole free
+   blocks are found for any size) and try once more. */
+#define RETRY(expr) ((p = (expr)) != NULL ? p : (GC_gcollect_and_unmap(), (expr)))
+
+void vl_gc_set_max_heap(size_t bytes)
+{
+    GC_set_max_heap_size((GC_word)bytes);
+}
+
 void *vl_gc_alloc(size_t size)
 {
-    return checked(GC_MALLOC(size));
+    void *p;
+    return checked(RETRY(GC_MALLOC(size)));
 }
 
 void *vl_gc_alloc_atomic(size_t size)
 {
-    return checked(GC_MALLOC_ATOMIC(size));
+    void *p;
+    return checked(RETRY(GC_MALLOC_ATOMIC(size)));
 }
 
 void *vl_gc_alloc_atomic_touched(size_t size)
 {
-    void *p = checked(GC_MALLOC_ATOMIC(size));
+    void *p;
+    p = checked(RETRY(GC_MALLOC_ATOMIC(size)));
 #if defined(MADV_POPULATE_WRITE)
     /* one system call maps the pages that would otherwise fault one by
        one on first write; failure (an old kernel) changes nothing */

@@ -28,6 +28,10 @@ VL_INTERNAL void vl_gc_init(void);
    must not return, when the collector has no memory left). */
 VL_INTERNAL void *vl_gc_alloc(size_t size);
 
+/* Bound the (process-wide) heap to 'bytes'; 0: unbounded.  Allocations
+   that would grow it beyond fail (the out-of-memory hook). */
+VL_INTERNAL void vl_gc_set_max_heap(size_t bytes);
+
 /* Unzeroed, unscanned memory for pointer-free data; never returns NULL. */
 VL_INTERNAL void *vl_gc_alloc_atomic(size_t size);
 

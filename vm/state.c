@@ -44,6 +44,21 @@ Global *vl_state_prelude_cell(VladState *S, Symbol *name)
     return g;
 }
 
+void vl_state_define(VladState *S, Global *g, Value v)
+{
+    g->value = v;
+    g->defined = g->user;
+    if (g->user && g->inline_id >= 0) {
+        /* inline operations call a user binding that shadows them */
+        Value b = S->inline_values[g->inline_id];
+        uint64_t bit = (uint64_t)1 << g->inline_id;
+        if (v.tag == b.tag && v.as.ptr == b.as.ptr)
+            S->shadowed &= ~bit;
+        else
+            S->shadowed |= bit;
+    }
+}
+
 Global *vl_state_user_cell(VladState *S, Symbol *name)
 {
     ensure_cells(S, name->id);

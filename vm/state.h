@@ -69,6 +69,7 @@ struct VladState {
 
     Value *stack;                   /* continuation stack (GC, scanned) */
     size_t stack_top;               /* first slot free for a new entry */
+    size_t peak_stack_size;         /* largest stack_size so far */
     size_t stack_size;              /* slots allocated */
     size_t max_stack;               /* largest size allowed */
 
@@ -122,11 +123,16 @@ struct VladState {
     int vm_running;                 /* vm_base/vm_ip are meaningful */
     size_t entry_frame;             /* stack index of the running entry */
     int64_t form_start;             /* steps when the evaluation began */
+    size_t heap_limit;              /* bytes of GC heap while running; 0 */
     Value interrupted;              /* the evaluation stopped by the last
                                        interrupt, as a checkpoint; or () */
 };
 
 /* Find or create the cell of 'name' in the user (or prelude) environment. */
+/* Bind g to v by a definition (keeps the shadow mask of inline
+   operations up to date). */
+VL_INTERNAL void vl_state_define(VladState *S, Global *g, Value v);
+
 VL_INTERNAL Global *vl_state_user_cell(VladState *S, Symbol *name);
 VL_INTERNAL Global *vl_state_prelude_cell(VladState *S, Symbol *name);
 

@@ -293,12 +293,16 @@ static VladStatus run_protected(VladState *S,
     S->last_seconds = 0;
     S->err.status = VLAD_OK;
     S->ninclude_stack = 0;
+    vl_gc_set_max_heap(S->heap_limit);
     VladStatus st = vl_except_protect(S, job, ud);
+    vl_gc_set_max_heap(0);
     S->vm_running = 0;
     S->nlimits = 0;
     S->nad = 0;
     vl_cpj_reset(S);
     S->stack_top = 0;
+    if (st != VLAD_OK && S->protect == NULL)
+        vl_vm_release_stack(S);     /* an abandoned continuation */
     vl_state_flush(S);
     return st;
 }

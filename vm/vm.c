@@ -148,7 +148,20 @@ void vl_cont_ensure(VladState *S, Value **base, size_t need)
     }
     S->stack = ns;
     S->stack_size = n;
+    if (n > S->peak_stack_size)
+        S->peak_stack_size = n;
     *base = ns + off;
+}
+
+void vl_vm_release_stack(VladState *S)
+{
+    if (S->stack_size > 1024) {     /* a deep recursion grew it */
+        vl_gc_free(S->stack);
+        S->stack = NULL;
+        S->stack_size = 0;
+    } else if (S->stack != NULL) {
+        memset(S->stack, 0, S->stack_size * sizeof(Value));
+    }
 }
 
 /* ===== The loop ===== */
@@ -240,18 +253,8 @@ next:
         VM_NEXT();
     }
     VM_CASE(DEFGLOBAL) {
-        Global *g = (Global *)K[i->b].as.ptr;
-        Value v = R(i->a);
-        g->value = v;
-        g->defined = g->user;
-        if (g->user && g->inline_id >= 0) {
-            Value b = S->inline_values[g->inline_id];
-            if (v.tag == b.tag && v.as.ptr == b.as.ptr)
-                S->shadowed &= ~BIT(g->inline_id);
-            else
-                S->shadowed |= BIT(g->inline_id);
-            shadow = S->shadowed;
-        }
+        vl_state_define(S, (Global *)K[i->b].as.ptr, R(i->a));
+        shadow = S->shadowed;
         VM_NEXT();
     }
     VM_CASE(GETFREE) {

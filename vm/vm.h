@@ -35,6 +35,11 @@ enum {
    the prelude environment. */
 VL_INTERNAL void vl_vm_init(VladState *S);
 
+/* After a failed evaluation: drop what the stack still holds (dead
+   registers would keep garbage alive), and a stack a deep recursion
+   grew. */
+VL_INTERNAL void vl_vm_release_stack(VladState *S);
+
 /* Apply 'fn' to 'arg' (one argument) and return the result.  Raises. */
 VL_INTERNAL Value vl_vm_apply(VladState *S, Value fn, Value arg);
 
