@@ -13,8 +13,8 @@
  *
  * Values.  A VladValue is a 16-byte value passed by copy.  Values held in
  * C local variables are safe from the garbage collector (Boehm scans the C
- * stack); values stored in malloc'ed memory must be protected with a
- * reference (issue: embedding API).
+ * stack); values stored in malloc'ed memory must be held by a reference
+ * (VladRef, below).
  *
  * Error indicators in the comments: [never fails] or [returns status].
  */
@@ -215,10 +215,121 @@ VLAD_API void vlad_get_stats(VladState *S, VladStats *stats);
    the next call on 'S'.  [never fails] */
 VLAD_API const char *vlad_to_string(VladState *S, VladValue v);
 
-/* Values. */
+/* ===== Values =====
+   Building and inspecting values.  None of these fails, runs VLAD code or
+   needs the state to be idle; building pairs allocates on the garbage
+   collected heap (an exhausted heap gives the empty list). */
+
+/* Reals.  vlad_to_number gives the primal of a real that carries a
+   tangent or tape (inside a host primitive), and 0 for a non-real. */
 VLAD_API VladValue vlad_number(double x);
 VLAD_API int vlad_is_number(VladValue v);
-VLAD_API double vlad_to_number(VladValue v);   /* the primal; 0 if not a real */
+VLAD_API double vlad_to_number(VladValue v);
+
+/* Booleans.  vlad_to_boolean is VLAD's truth: 0 only for #f. */
+VLAD_API VladValue vlad_boolean(int b);
+VLAD_API int vlad_is_boolean(VladValue v);
+VLAD_API int vlad_to_boolean(VladValue v);
+
+/* The empty list. */
+VLAD_API VladValue vlad_nil(void);
+VLAD_API int vlad_is_nil(VladValue v);
+
+/* Pairs.  vlad_car and vlad_cdr of a non-pair give the empty list. */
+VLAD_API VladValue vlad_cons(VladState *S, VladValue car, VladValue cdr);
+VLAD_API int vlad_is_pair(VladValue v);
+VLAD_API VladValue vlad_car(VladValue v);
+VLAD_API VladValue vlad_cdr(VladValue v);
+
+/* Procedures (closures and primitives) and checkpoints. */
+VLAD_API int vlad_is_procedure(VladValue v);
+VLAD_API int vlad_is_checkpoint(VladValue v);
+
+/* The list of the n reals xs[0..n-1]. */
+VLAD_API VladValue vlad_list_of_numbers(VladState *S, const double *xs,
+                                        size_t n);
+
+/* The length of 'list' if it is a proper list of reals, else -1; its
+   first min(length, cap) elements (primals) are stored in out[]. */
+VLAD_API long vlad_numbers_of_list(VladValue list, double *out, size_t cap);
+
+/* ===== References =====
+   A value stored where the collector cannot see it (malloc'ed memory, a
+   static variable of another library) must be held by a reference, which
+   keeps it alive until vlad_unref.  Values in C local variables and
+   arguments need none.  NULL only when memory is exhausted; the functions
+   accept NULL.  A reference may outlive its state but its value must not
+   be used with another state. */
+typedef struct VladRef VladRef;
+VLAD_API VladRef *vlad_ref(VladState *S, VladValue v);
+VLAD_API VladValue vlad_ref_get(const VladRef *ref);
+VLAD_API void vlad_ref_set(VladRef *ref, VladValue v);
+VLAD_API void vlad_unref(VladRef *ref);
+
+/* ===== Derivatives =====
+   Conveniences over j* and *j for procedures of reals (the built-in
+   operators, whatever the program has rebound).  Each runs as one
+   top-level evaluation (step limit, errors as for vlad_call).
+   [returns status] */
+
+/* f: real -> real.  value = f(x), derivative = f'(x) (forward mode).
+   Either output pointer may be NULL. */
+VLAD_API VladStatus vlad_derivative(VladState *S, VladValue f, double x,
+                                    double *value, double *derivative);
+
+/* f: list of n reals -> real.  value = f(x) and gradient[0..n-1] (reverse
+   mode, one pass). */
+VLAD_API VladStatus vlad_gradient(VladState *S, VladValue f,
+                                  const double *x, size_t n, double *value,
+                                  double *gradient);
+
+/* f: list of n reals -> real.  value = f(x) and the derivative along v,
+   J_f(x) v (forward mode, one pass). */
+VLAD_API VladStatus vlad_directional_derivative(VladState *S, VladValue f,
+                                                const double *x,
+                                                const double *v, size_t n,
+                                                double *value,
+                                                double *derivative);
+
+/* ===== Host primitives =====
+   A C function registered as a VLAD procedure of 1 to 3 arguments.  It
+   receives the arguments (args[0..arity-1]) and stores its result in
+   '*result'; it returns VLAD_OK, or the status of vlad_host_error to stop
+   the evaluation with a VLAD error "NAME: message" located at the call.
+   It must not call back into its state (vlad_eval_*, vlad_call ... fail
+   with VLAD_ERR_ARGUMENT while the state runs).
+
+   Differentiable: a host primitive of 1 or 2 reals may name, in
+   partial[], host primitives registered before (same arity) computing
+   its partial derivative in each argument at the same point.  j*, *j and
+   checkpoint-*j then differentiate through it: the host functions are
+   always called on plain reals; nested derivatives need the partials to
+   be differentiable themselves.  Without partials, applying it to a real
+   being differentiated is an error.
+
+   Effect: a primitive whose result or action must happen once (I/O,
+   random numbers, counters).  checkpoint-*j re-executes parts of a
+   program: there it calls the function once and replays the recorded
+   result in re-executions, as it does for read-real. */
+typedef VladStatus (*VladHostFn)(VladState *S, void *userdata,
+                                 const VladValue *args, VladValue *result);
+
+typedef struct VladHostPrim {
+    const char *name;           /* the global it is bound to */
+    int arity;                  /* 1, 2 or 3 */
+    VladHostFn fn;
+    void *userdata;             /* passed to fn */
+    const char *partial[2];     /* names of its partials, or NULL */
+    int effect;                 /* nonzero: an effect (see above) */
+} VladHostPrim;
+
+/* Register (or replace) a host primitive.  [returns status:
+   VLAD_ERR_ARGUMENT for a bad description] */
+VLAD_API VladStatus vlad_register(VladState *S, const VladHostPrim *prim);
+
+/* For host functions: record 'message' and return VLAD_ERR_RUNTIME, to
+   be returned by the host function.  [never fails] */
+VLAD_API VladStatus vlad_host_error(VladState *S, const char *message);
 
 #ifdef __cplusplus
 }

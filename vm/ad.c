@@ -512,6 +512,22 @@ Value vl_ad_binary(VladState *S, int op, Value a, Value b)
     return lift_result(S, t, reverse, y, a, is_a, da, b, is_b, db);
 }
 
+Value vl_ad_lift(VladState *S, int n, const Value *args, VlAdRule rule,
+                 void *ctx)
+{
+    Value a = args[0], b = n > 1 ? args[1] : vl_num(0);
+    int is_a, is_b;
+    int64_t t = pick_tag(S, a, b, &is_a, &is_b);
+    if (t < 0)
+        return rule(S, ctx, -1, args);
+    int reverse = (is_a ? a : b).tag == VT_TAPE;
+    Value p[2] = {primal_at(a, is_a), primal_at(b, is_b)};
+    Value y = rule(S, ctx, -1, p);
+    Value da = is_a ? rule(S, ctx, 0, p) : vl_num(0);
+    Value db = n > 1 && is_b ? rule(S, ctx, 1, p) : vl_num(0);
+    return lift_result(S, t, reverse, y, a, is_a, da, b, is_b && n > 1, db);
+}
+
 static double plain1(int op, double x)
 {
     switch (op) {

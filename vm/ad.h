@@ -118,6 +118,15 @@ VL_INTERNAL int vl_ad_binary_fast(VladState *S, int op, Value a, Value b,
 VL_INTERNAL Value vl_ad_binary(VladState *S, int op, Value a, Value b);
 VL_INTERNAL Value vl_ad_unary(VladState *S, int op, Value a);
 
+/* Lift a function of n = 1 or 2 reals given by 'rule': rule(S, ctx, -1,
+   x) is its value at x, rule(S, ctx, i, x) its partial derivative in
+   argument i; both are called on the primals at the innermost tag (and
+   may themselves lift, for nested derivatives). */
+typedef Value (*VlAdRule)(VladState *S, void *ctx, int which,
+                          const Value *x);
+VL_INTERNAL Value vl_ad_lift(VladState *S, int n, const Value *args,
+                             VlAdRule rule, void *ctx);
+
 /* The stack of active invocations. */
 VL_INTERNAL void vl_ad_push(VladState *S, int64_t tag, int reverse,
                             size_t frame, TapeChunk *chunk, uint32_t n);

@@ -1,35 +1,24 @@
 /*
  * vm/api.c -- the public interface (include/vlad.h)
  *
- * The only file that converts between public and internal types.  Every
- * entry point that runs VLAD code goes through vl_toplevel_eval or another
- * protected call, so nothing longjmps out of libvlad.
+ * With vm/apivalue.c (values, references, AD conveniences) and
+ * vm/apihost.c (host primitives), the only files that convert between
+ * public and internal types (vm/apiconv.h).  Every entry point that runs
+ * VLAD code goes through vl_toplevel_eval or another protected call, so
+ * nothing longjmps out of libvlad.
  */
 #include "config.h"
 #include "include/vlad.h"
 
 #include <errno.h>
 #include <string.h>
+#include "vm/apiconv.h"
 #include "vm/cpj.h"
 #include "vm/except.h"
 #include "vm/prims.h"
 #include "vm/print.h"
 #include "vm/toplevel.h"
 #include "vm/vm.h"
-
-static Value to_internal(VladValue v)
-{
-    Value r;
-    memcpy(&r, &v, sizeof r);
-    return r;
-}
-
-static VladValue to_public(Value v)
-{
-    VladValue r;
-    memcpy(&r, &v, sizeof r);
-    return r;
-}
 
 void vlad_config_init(VladConfig *config)
 {
@@ -68,19 +57,6 @@ VladStatus vlad_eval_string(VladState *S, const char *src,
     return st;
 }
 
-/* Report an error found outside evaluation ('message' in GC memory). */
-static VladStatus api_error(VladState *S, VladStatus status,
-                            const char *message)
-{
-    S->err.status = status;
-    S->err.message = message;
-    S->err.file = "";
-    S->err.line = S->err.column = 0;
-    S->err.backtrace = "";
-    S->err.text = vl_except_format("error: %s\n", message);
-    return status;
-}
-
 VladStatus vlad_eval_file(VladState *S, const char *path, VladValue *out)
 {
     size_t len;
@@ -88,8 +64,8 @@ VladStatus vlad_eval_file(VladState *S, const char *path, VladValue *out)
     if (src == NULL) {
         if (out != NULL)
             *out = to_public(NIL_VAL);
-        return api_error(S, VLAD_ERR_IO, vl_except_format(
-                             "cannot read '%s': %s", path, strerror(errno)));
+        return vl_toplevel_fail(S, VLAD_ERR_IO, "cannot read '%s': %s",
+                                path, strerror(errno));
     }
     Value v;
     VladStatus st = vl_toplevel_eval(S, src, len, path, 0, &v);
@@ -178,7 +154,7 @@ VladStatus vlad_set_checkpoint(VladState *S, const char *spec)
     char msg[256];
     if (spec != NULL && spec[0] != '\0'
         && !vl_cpj_parse(spec, &st, msg, sizeof msg))
-        return api_error(S, VLAD_ERR_ARGUMENT, vl_except_format("%s", msg));
+        return vl_toplevel_fail(S, VLAD_ERR_ARGUMENT, "%s", msg);
     S->cpj->strategy = st;
     return VLAD_OK;
 }
@@ -199,21 +175,4 @@ void vlad_get_stats(VladState *S, VladStats *stats)
 const char *vlad_to_string(VladState *S, VladValue v)
 {
     return vl_print_to_string(S, to_internal(v), 0);
-}
-
-VladValue vlad_number(double x)
-{
-    return to_public(vl_num(x));
-}
-
-int vlad_is_number(VladValue v)
-{
-    Value x = to_internal(v);
-    return IS_REAL(x);
-}
-
-double vlad_to_number(VladValue v)
-{
-    Value x = to_internal(v);
-    return IS_REAL(x) ? vl_value_primal(x) : 0.0;
 }

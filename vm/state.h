@@ -92,6 +92,8 @@ struct VladState {
     uint64_t peak_tape_nodes;       /* the longest tape so far */
     struct Cpj *cpj;                /* checkpoint-*j (vm/cpj.h) */
     Value advance_value;            /* the internal advance delimiter */
+    const struct PrimInfo *calling_prim; /* the primitive being applied */
+    const char *host_message;       /* vlad_host_error's message */
     uint64_t tape_bytes;            /* bytes allocated for tapes so far */
 
     Protect *protect;               /* innermost protected call */

@@ -14,6 +14,7 @@
 #include "vm/toplevel.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -284,11 +285,30 @@ static void eval_job(VladState *S, void *ud)
     run_text(S, &job->ctx);
 }
 
+VladStatus vl_toplevel_fail(VladState *S, VladStatus status,
+                            const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    S->err.message = vl_except_vformat(fmt, ap);
+    va_end(ap);
+    S->err.status = status;
+    S->err.file = "";
+    S->err.line = S->err.column = 0;
+    S->err.backtrace = "";
+    S->err.text = vl_except_format("error: %s\n", S->err.message);
+    return status;
+}
+
 /* Run job(S, ud) as one call of the API: errors caught, control state
    reset before and after, output flushed. */
 static VladStatus run_protected(VladState *S,
                                 void (*job)(VladState *, void *), void *ud)
 {
+    if (S->vm_running)
+        return vl_toplevel_fail(S, VLAD_ERR_ARGUMENT,
+                                "the state is running: a host primitive "
+                                "may not call back into its state");
     S->last_steps = 0;
     S->last_seconds = 0;
     S->err.status = VLAD_OK;

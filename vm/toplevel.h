@@ -21,6 +21,11 @@ VL_INTERNAL VladStatus vl_toplevel_eval(VladState *S, const char *src,
 VL_INTERNAL VladStatus vl_toplevel_apply(VladState *S, Value fn, Value arg,
                                          Value *out);
 
+/* Record an error found outside evaluation (no location, no backtrace)
+   as the last error of S and return 'status'. */
+VL_INTERNAL VladStatus vl_toplevel_fail(VladState *S, VladStatus status,
+                                        const char *fmt, ...);
+
 VL_INTERNAL VladState *vl_toplevel_open(const VladConfig *config);
 VL_INTERNAL void vl_toplevel_close(VladState *S);
 

@@ -743,6 +743,7 @@ enter:
             if (VL_UNLIKELY(pi->arity != nargs))
                 adapt_args(S, fn, fb + 2, nargs, pi->arity);
             S->stack_top = (size_t)(fb + 2 + pi->arity - S->stack);
+            S->calling_prim = pi;
             va = pi->fn(S, fb + 2);
             base = fb + 2;
             goto do_return;
