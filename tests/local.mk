@@ -278,7 +278,6 @@ VLAD_TEST_FILES = \
 	%reldir%/checkpoint/harness.vlad \
 	%reldir%/pending/ad-checkpoint.vlad \
 	%reldir%/pending/ad-random-ckpt-1.vlad \
-	%reldir%/pending/ad-sharing.vlad \
 	%reldir%/errors/inc/cycle-a.vlad \
 	%reldir%/errors/inc/cycle-b.vlad \
 	%reldir%/errors/inc/runtime-error.vlad \
