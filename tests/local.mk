@@ -74,6 +74,56 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/checkpoint/effects.vlad \
 	%reldir%/checkpoint/firstclass.vlad \
 	%reldir%/checkpoint/sizes.vlad \
+	%reldir%/cpj/bad-spec-base-fraction.vlad \
+	%reldir%/cpj/bad-spec-base-zero.vlad \
+	%reldir%/cpj/bad-spec-option.vlad \
+	%reldir%/cpj/bad-spec-slots-word.vlad \
+	%reldir%/cpj/bad-spec-slots-zero.vlad \
+	%reldir%/cpj/bad-spec-unknown.vlad \
+	%reldir%/cpj/corpus-checkpoint-values.vlad \
+	%reldir%/cpj/corpus-closure-in-out.vlad \
+	%reldir%/cpj/corpus-closures.vlad \
+	%reldir%/cpj/corpus-conditionals.vlad \
+	%reldir%/cpj/corpus-deep-list.vlad \
+	%reldir%/cpj/corpus-deep-recursion.vlad \
+	%reldir%/cpj/corpus-forward-inside.vlad \
+	%reldir%/cpj/corpus-hand-hof.vlad \
+	%reldir%/cpj/corpus-helpers-inside.vlad \
+	%reldir%/cpj/corpus-interface-inside.vlad \
+	%reldir%/cpj/corpus-lists.vlad \
+	%reldir%/cpj/corpus-matrix.vlad \
+	%reldir%/cpj/corpus-mlp.vlad \
+	%reldir%/cpj/corpus-mutual.vlad \
+	%reldir%/cpj/corpus-nested-three.vlad \
+	%reldir%/cpj/corpus-nested-two.vlad \
+	%reldir%/cpj/corpus-newton.vlad \
+	%reldir%/cpj/corpus-ode.vlad \
+	%reldir%/cpj/corpus-patterns.vlad \
+	%reldir%/cpj/corpus-prelude-hof.vlad \
+	%reldir%/cpj/corpus-primitives.vlad \
+	%reldir%/cpj/corpus-read-real.vlad \
+	%reldir%/cpj/corpus-reverse-inside.vlad \
+	%reldir%/cpj/corpus-special-values.vlad \
+	%reldir%/cpj/corpus-structured-output.vlad \
+	%reldir%/cpj/corpus-tail-pair.vlad \
+	%reldir%/cpj/corpus-tail-sin.vlad \
+	%reldir%/cpj/corpus-tail-vector.vlad \
+	%reldir%/cpj/corpus-tiny.vlad \
+	%reldir%/cpj/corpus-tree-recursion.vlad \
+	%reldir%/cpj/corpus-write-real.vlad \
+	%reldir%/cpj/corpus-write.vlad \
+	%reldir%/cpj/count-200.vlad \
+	%reldir%/cpj/count-closures.vlad \
+	%reldir%/cpj/count-deep.vlad \
+	%reldir%/cpj/count-effects.vlad \
+	%reldir%/cpj/count-forward.vlad \
+	%reldir%/cpj/count-interface.vlad \
+	%reldir%/cpj/count-list.vlad \
+	%reldir%/cpj/count-long.vlad \
+	%reldir%/cpj/count-loop.vlad \
+	%reldir%/cpj/count-one.vlad \
+	%reldir%/cpj/count-tiny.vlad \
+	%reldir%/cpj/slots-one.vlad \
 	%reldir%/errors/apply-boolean.vlad \
 	%reldir%/errors/apply-list.vlad \
 	%reldir%/errors/apply-number.vlad \
@@ -276,6 +326,7 @@ VLAD_TEST_FILES = \
 	%reldir%/ad/ad-lib.vlad \
 	%reldir%/checkpoint/context-programs.vlad \
 	%reldir%/checkpoint/harness.vlad \
+	%reldir%/cpj/check.vlad \
 	%reldir%/pending/ad-checkpoint.vlad \
 	%reldir%/pending/ad-random-ckpt-1.vlad \
 	%reldir%/errors/inc/cycle-a.vlad \
@@ -308,7 +359,8 @@ TESTS += \
 	$(VLAD_EXAMPLE_TESTS) \
 	$(VLAD_UNIT_TESTS) \
 	%reldir%/check-listed \
-	%reldir%/conformance.sh
+	%reldir%/conformance.sh \
+	%reldir%/cpj/run-corpus.sh
 
 TEST_EXTENSIONS = .vlad .sh
 VLAD_LOG_COMPILER = $(SHELL) $(srcdir)/%reldir%/run-golden
@@ -337,6 +389,8 @@ EXTRA_DIST += \
 	%reldir%/run-golden \
 	%reldir%/check-listed \
 	%reldir%/conformance.sh \
+	%reldir%/cpj/run-corpus.sh \
+	%reldir%/cpj/runner.py \
 	%reldir%/pending/README.md \
 	%reldir%/ad/gen-random.py \
 	$(VLAD_UNIT_SUPPORT) \
