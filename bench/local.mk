@@ -1,15 +1,18 @@
-## bench/local.mk -- "make bench" runs the benchmarks (bench/run, bench/ad/run
-## and bench/cpj/run, see bench/README.md) against the vlad built here.  Not
-## part of "make check", and not in the tarball: benchmarks are run from a git
-## checkout.
+## bench/local.mk -- "make bench" runs the benchmarks (bench/run, bench/ad/run,
+## bench/cpj/run and bench/api/run, see bench/README.md) against the vlad
+## built here.  Not part of "make check", and not in the tarball: benchmarks
+## are run from a git checkout.
 ## Options for bench/run: make bench BENCH_ARGS='--quick'; for bench/ad/run:
 ## BENCH_AD_ARGS='--quick'; for bench/cpj/run: BENCH_CPJ_ARGS='--quick'.
 ## "make bench-ad" runs only bench/ad/run, "make bench-cpj" only bench/cpj/run
 ## (checkpoint-*j against *j, ~12-25 min in full).
+## "make bench-api" runs only bench/api/run (the cost of vlad_call and the
+## other calls of the embedding API, ~30 s; BENCH_API_ARGS='--quick').
 
 BENCH_ARGS =
 BENCH_AD_ARGS =
 BENCH_CPJ_ARGS =
+BENCH_API_ARGS =
 
 bench: vlad$(EXEEXT)
 	VLAD='$(abs_top_builddir)/vlad$(EXEEXT)' srcdir='$(abs_top_srcdir)' \
@@ -18,6 +21,8 @@ bench: vlad$(EXEEXT)
 	  $(srcdir)/%reldir%/ad/run $(BENCH_AD_ARGS)
 	VLAD='$(abs_top_builddir)/vlad$(EXEEXT)' \
 	  $(srcdir)/%reldir%/cpj/run $(BENCH_CPJ_ARGS)
+	srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+	  $(srcdir)/%reldir%/api/run $(BENCH_API_ARGS)
 
 bench-ad: vlad$(EXEEXT)
 	VLAD='$(abs_top_builddir)/vlad$(EXEEXT)' \
@@ -27,4 +32,8 @@ bench-cpj: vlad$(EXEEXT)
 	VLAD='$(abs_top_builddir)/vlad$(EXEEXT)' \
 	  $(srcdir)/%reldir%/cpj/run $(BENCH_CPJ_ARGS)
 
-.PHONY: bench bench-ad bench-cpj
+bench-api: libvlad.la
+	srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+	  $(srcdir)/%reldir%/api/run $(BENCH_API_ARGS)
+
+.PHONY: bench bench-ad bench-cpj bench-api

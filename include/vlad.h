@@ -58,7 +58,8 @@ typedef enum VladStatus {
 } VladStatus;
 
 /* Details of the last failure of a state.  Valid until the next call that
-   evaluates code on the same state. */
+   evaluates code on the same state.  Test 'status' (or the status a call
+   returned) first: before the first failure the strings are NULL. */
 typedef struct VladError {
     VladStatus status;
     const char *message;    /* the message alone, no location */
@@ -128,8 +129,9 @@ VLAD_API VladStatus vlad_eval_file(VladState *S, const char *path,
 /* The last error of 'S' (status VLAD_OK if none).  [never fails] */
 VLAD_API const VladError *vlad_last_error(VladState *S);
 
-/* Request that the running evaluation stop at its next step; callable from
-   a signal handler or another thread.  [never fails] */
+/* Request that the running evaluation stop soon (the request is checked
+   every few thousand steps); callable from a signal handler or another
+   thread.  [never fails] */
 VLAD_API void vlad_interrupt(VladState *S);
 
 /* Apply the procedure 'fn' to 'arg' as one top-level evaluation (step

@@ -429,3 +429,92 @@ accept-golden: vlad$(EXEEXT)
 	done
 
 .PHONY: accept-golden dist-hook-tests clean-local-tests
+
+## ---- The embedding API (issue 6): tests/api/ and examples/embed/ ----
+## C programs that include only <vlad.h> (-I include, none of the internal
+## directories) and link the installed library, libvlad.la, as a host
+## does.  -no-install: real executables, not libtool wrappers (valgrind
+## runs them directly).  Each prints "N passed, N failed" (tests) or
+## checks its own output (examples) and exits 0 or 1.
+## To add one: tests/api/test-api-NAME.c, listed in VLAD_API_TESTS with
+## the four lines below it; an example goes into VLAD_EMBED_EXAMPLES.
+VLAD_API_TESTS = \
+	%reldir%/api/test-api-state \
+	%reldir%/api/test-api-values \
+	%reldir%/api/test-api-call \
+	%reldir%/api/test-api-host \
+	%reldir%/api/test-api-limits \
+	%reldir%/api/test-api-heap \
+	%reldir%/api/test-api-cycle
+
+VLAD_EMBED_EXAMPLES = \
+	examples/embed/minimal \
+	examples/embed/optimise \
+	examples/embed/hostprim \
+	examples/embed/timeslice
+
+VLAD_API_INCLUDES = -I$(srcdir)/include
+VLAD_API_LINKLIBS = libvlad.la -lm
+VLAD_API_LINK = -no-install
+
+%canon_reldir%_api_test_api_state_SOURCES = %reldir%/api/test-api-state.c %reldir%/api/apitest.h
+%canon_reldir%_api_test_api_state_CPPFLAGS = $(VLAD_API_INCLUDES)
+%canon_reldir%_api_test_api_state_LDADD = $(VLAD_API_LINKLIBS)
+%canon_reldir%_api_test_api_state_LDFLAGS = $(VLAD_API_LINK)
+%canon_reldir%_api_test_api_values_SOURCES = %reldir%/api/test-api-values.c %reldir%/api/apitest.h
+%canon_reldir%_api_test_api_values_CPPFLAGS = $(VLAD_API_INCLUDES)
+%canon_reldir%_api_test_api_values_LDADD = $(VLAD_API_LINKLIBS)
+%canon_reldir%_api_test_api_values_LDFLAGS = $(VLAD_API_LINK)
+%canon_reldir%_api_test_api_call_SOURCES = %reldir%/api/test-api-call.c %reldir%/api/apitest.h
+%canon_reldir%_api_test_api_call_CPPFLAGS = $(VLAD_API_INCLUDES)
+%canon_reldir%_api_test_api_call_LDADD = $(VLAD_API_LINKLIBS)
+%canon_reldir%_api_test_api_call_LDFLAGS = $(VLAD_API_LINK)
+%canon_reldir%_api_test_api_host_SOURCES = %reldir%/api/test-api-host.c %reldir%/api/apitest.h
+%canon_reldir%_api_test_api_host_CPPFLAGS = $(VLAD_API_INCLUDES)
+%canon_reldir%_api_test_api_host_LDADD = $(VLAD_API_LINKLIBS)
+%canon_reldir%_api_test_api_host_LDFLAGS = $(VLAD_API_LINK)
+%canon_reldir%_api_test_api_limits_SOURCES = %reldir%/api/test-api-limits.c %reldir%/api/apitest.h
+%canon_reldir%_api_test_api_limits_CPPFLAGS = $(VLAD_API_INCLUDES)
+%canon_reldir%_api_test_api_limits_LDADD = $(VLAD_API_LINKLIBS) -lpthread
+%canon_reldir%_api_test_api_limits_LDFLAGS = $(VLAD_API_LINK)
+%canon_reldir%_api_test_api_heap_SOURCES = %reldir%/api/test-api-heap.c %reldir%/api/apitest.h
+%canon_reldir%_api_test_api_heap_CPPFLAGS = $(VLAD_API_INCLUDES)
+%canon_reldir%_api_test_api_heap_LDADD = $(VLAD_API_LINKLIBS)
+%canon_reldir%_api_test_api_heap_LDFLAGS = $(VLAD_API_LINK)
+%canon_reldir%_api_test_api_cycle_SOURCES = %reldir%/api/test-api-cycle.c %reldir%/api/apitest.h
+%canon_reldir%_api_test_api_cycle_CPPFLAGS = $(VLAD_API_INCLUDES)
+%canon_reldir%_api_test_api_cycle_LDADD = $(VLAD_API_LINKLIBS)
+%canon_reldir%_api_test_api_cycle_LDFLAGS = $(VLAD_API_LINK)
+
+examples_embed_minimal_SOURCES = examples/embed/minimal.c
+examples_embed_minimal_CPPFLAGS = $(VLAD_API_INCLUDES)
+examples_embed_minimal_LDADD = $(VLAD_API_LINKLIBS)
+examples_embed_minimal_LDFLAGS = $(VLAD_API_LINK)
+examples_embed_optimise_SOURCES = examples/embed/optimise.c
+examples_embed_optimise_CPPFLAGS = $(VLAD_API_INCLUDES)
+examples_embed_optimise_LDADD = $(VLAD_API_LINKLIBS)
+examples_embed_optimise_LDFLAGS = $(VLAD_API_LINK)
+examples_embed_hostprim_SOURCES = examples/embed/hostprim.c
+examples_embed_hostprim_CPPFLAGS = $(VLAD_API_INCLUDES)
+examples_embed_hostprim_LDADD = $(VLAD_API_LINKLIBS)
+examples_embed_hostprim_LDFLAGS = $(VLAD_API_LINK)
+examples_embed_timeslice_SOURCES = examples/embed/timeslice.c
+examples_embed_timeslice_CPPFLAGS = $(VLAD_API_INCLUDES)
+examples_embed_timeslice_LDADD = $(VLAD_API_LINKLIBS)
+examples_embed_timeslice_LDFLAGS = $(VLAD_API_LINK)
+
+check_PROGRAMS += $(VLAD_API_TESTS) $(VLAD_EMBED_EXAMPLES)
+
+## header.sh: vlad.h alone under C99 -pedantic and C++; valgrind-leaks.sh:
+## create/use/destroy cycles under valgrind (skipped, 77, without valgrind
+## or in the sanitizer build).
+TESTS += \
+	$(VLAD_API_TESTS) \
+	$(VLAD_EMBED_EXAMPLES) \
+	%reldir%/api/header.sh \
+	%reldir%/api/valgrind-leaks.sh
+
+EXTRA_DIST += \
+	%reldir%/api/header.sh \
+	%reldir%/api/valgrind-leaks.sh \
+	%reldir%/api/boehm.supp
