@@ -1,7 +1,22 @@
 ## cli/local.mk -- the vlad program.  It sees only <vlad.h> and links the
-## shared libvlad; GNU readline (GPL) is linked here and never into libvlad.
+## shared libvlad; GNU readline (GPL) is linked here and never into libvlad
+## (only cli/repl.c includes it).
 
 bin_PROGRAMS += vlad
-vlad_SOURCES = %reldir%/main.c %reldir%/repl.c %reldir%/repl.h
+vlad_SOURCES = \
+	%reldir%/input.c %reldir%/input.h \
+	%reldir%/main.c \
+	%reldir%/meta.c %reldir%/meta.h \
+	%reldir%/options.c %reldir%/options.h \
+	%reldir%/progress.c %reldir%/progress.h \
+	%reldir%/repl.c %reldir%/repl.h \
+	%reldir%/session.c %reldir%/session.h \
+	%reldir%/signals.c %reldir%/signals.h \
+	%reldir%/stats.c %reldir%/stats.h
 vlad_CPPFLAGS = $(AM_CPPFLAGS) $(READLINE_CFLAGS)
 vlad_LDADD = libvlad.la $(READLINE_LIBS)
+
+## The guide to the REPL, installed beside the other documents
+## (Makefile.am's dist_doc_DATA; the man page doc/vlad.1 is there too).
+repldocdir = $(docdir)
+dist_repldoc_DATA = doc/repl.md

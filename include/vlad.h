@@ -202,6 +202,8 @@ typedef struct VladStats {
     int64_t steps_total;    /* steps taken since vlad_open */
     int64_t steps_last;     /* steps of the last vlad_eval_* call */
     size_t heap_bytes;      /* current size of the GC heap */
+    size_t heap_used_bytes; /* the part of it in use: live data, and the
+                               garbage made since the last collection */
     size_t peak_heap_bytes; /* largest size of the GC heap so far */
     size_t peak_stack_bytes;/* deepest continuation stack so far */
     uint64_t tape_nodes;    /* reverse-mode tape nodes recorded so far */
@@ -212,6 +214,12 @@ typedef struct VladStats {
 
 /* Fill '*stats'.  [never fails] */
 VLAD_API void vlad_get_stats(VladState *S, VladStats *stats);
+
+/* Run a full garbage collection now (of the heap all states of the
+   process share); afterwards VladStats.heap_used_bytes is the live data
+   (conservatively: what looks reachable).  The collector otherwise runs
+   by itself as the heap fills.  [never fails] */
+VLAD_API void vlad_collect(VladState *S);
 
 /* Print 'v' as VLAD prints it into a string owned by the state, valid until
    the next call on 'S'.  [never fails] */

@@ -5,12 +5,13 @@
 # Installs only the packages that are missing, so a second run does
 # nothing; says what it does.  On other systems it only prints the list.
 # libc6-dev is listed because gcc only recommends it, and recommended
-# packages are not installed here.
+# packages are not installed here.  clang and its libFuzzer runtime
+# (libclang-rt-dev) build the fuzz harnesses of make check (doc/hardening.md).
 
 set -e
 
 PACKAGES="autoconf automake libtool pkgconf bison flex libgc-dev
-libreadline-dev make gcc libc6-dev python3 time valgrind"
+libreadline-dev make gcc libc6-dev python3 time valgrind clang libclang-rt-dev"
 
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
     # shellcheck disable=SC2086

@@ -344,7 +344,8 @@ VLAD_TEST_FILES = \
 VLAD_UNIT_TESTS = \
 	%reldir%/unit/test-reader \
 	%reldir%/unit/test-expand \
-	%reldir%/unit/test-vm
+	%reldir%/unit/test-vm \
+	%reldir%/unit/test-heap-limit
 
 ## Files the unit tests include (e.g. a tests/unit/check.h harness):
 ## distributed, never compiled on their own.
@@ -429,6 +430,33 @@ accept-golden: vlad$(EXEEXT)
 	done
 
 .PHONY: accept-golden dist-hook-tests clean-local-tests
+
+## The REPL and the command line (cli/): Python scripts that drive vlad
+## through a real pseudo-terminal (tests/repl/vlpty.py; run by
+## tests/repl/run-pty, skipped without python3).  To add one: create
+## tests/repl/NAME.py (see any of them: a Checks() object, one t.check per
+## case, t.finish()) and list it here.  Each must stay well under 10 s.
+VLAD_REPL_TESTS = \
+	%reldir%/repl/commands.py \
+	%reldir%/repl/complete.py \
+	%reldir%/repl/editing.py \
+	%reldir%/repl/history.py \
+	%reldir%/repl/interrupt.py \
+	%reldir%/repl/options.py
+
+TESTS += $(VLAD_REPL_TESTS)
+TEST_EXTENSIONS += .py
+PY_LOG_COMPILER = $(SHELL) $(srcdir)/%reldir%/repl/run-pty
+EXTRA_DIST += \
+	%reldir%/repl/run-pty \
+	%reldir%/repl/vlpty.py \
+	$(VLAD_REPL_TESTS)
+
+## Waits in the REPL tests are longer under the sanitizers (only a failing
+## test ever waits that long).
+if VL_SANITIZERS
+AM_TESTS_ENVIRONMENT += VLAD_TEST_TIME_SCALE=4; export VLAD_TEST_TIME_SCALE;
+endif
 
 ## ---- The embedding API (issue 6): tests/api/ and examples/embed/ ----
 ## C programs that include only <vlad.h> (-I include, none of the internal

@@ -244,9 +244,25 @@ static Value make_node(VladState *S, int64_t tag, Value primal, int n,
 
 /* ===== Lifted arithmetic ===== */
 
+/* The product of AD's own bookkeeping (a partial derivative times a
+   tangent or a sensitivity), on doubles and, lifted, on any real: an exact
+   zero factor makes it exactly zero whatever the other is (0 * inf and
+   0 * NaN are not NaN), and that zero is -0, which adding leaves every
+   sum unchanged: a term with a zero factor is as if it were not there.
+   Sums of such terms start from +0.  So the value of a derivative is the
+   same whether its reals carry outer perturbations or not (and whether
+   checkpoint-*j splits the computation or not): see doc/reference.md. */
+enum { AD_MULZ = IN__COUNT };
+
+static inline double mulz(double a, double b)
+{
+    return a == 0 || b == 0 ? -0.0 : a * b;
+}
+
 double vl_ad_plain2(int op, double a, double b)
 {
     switch (op) {
+    case AD_MULZ: return mulz(a, b);
     case IN_ADD: return a + b;
     case IN_SUB: return a - b;
     case IN_MUL: return a * b;
@@ -274,9 +290,18 @@ static Value mul(VladState *S, Value a, Value b)
     return vl_ad_binary(S, IN_MUL, a, b);
 }
 
-static int is_zero(Value v)
+static Value mul_z(VladState *S, Value a, Value b)
 {
-    return v.tag == VT_NUM && v.as.num == 0;
+    return vl_ad_binary(S, AD_MULZ, a, b);
+}
+
+/* +0 + v: v itself unless its innermost primal is -0 */
+static Value plus_zero(VladState *S, Value v)
+{
+    if (v.tag == VT_NUM)
+        return vl_num(0.0 + v.as.num);
+    double p = vl_value_primal(v);
+    return p == 0 && signbit(p) ? add(S, vl_num(0), v) : v;
 }
 
 /* Choose the innermost tag among the operands. */
@@ -315,12 +340,15 @@ static Value lift_result(VladState *S, int64_t t, int reverse, Value y,
                          Value db)
 {
     if (!reverse) {
-        Value tan = vl_num(0);
-        if (is_a && !is_zero(da))
-            tan = mul(S, da, dual_tangent(a));
-        if (is_b && !is_zero(db))
-            tan = add(S, tan, mul(S, db, dual_tangent(b)));
-        return make_dual(S, t, y, tan);
+        /* +0 + mulz(da, a') + mulz(db, b'), as vl_ad_binary_fast */
+        Value tan;
+        if (is_a && is_b)
+            tan = add(S, mul_z(S, da, dual_tangent(a)),
+                      mul_z(S, db, dual_tangent(b)));
+        else
+            tan = is_a ? mul_z(S, da, dual_tangent(a))
+                       : mul_z(S, db, dual_tangent(b));
+        return make_dual(S, t, y, plus_zero(S, tan));
     }
     Value parents[2], partials[2];
     int n = 0;
@@ -367,7 +395,8 @@ static inline void plain_partials2(int op, double a, double b, double y,
     switch (op) {
     case IN_ADD: *da = 1; *db = 1; break;
     case IN_SUB: *da = 1; *db = -1; break;
-    case IN_MUL: *da = b; *db = a; break;
+    case IN_MUL:
+    case AD_MULZ: *da = b; *db = a; break;
     case IN_DIV: *da = 1 / b; *db = -(y / b); break;
     case IN_ATAN: {
         double den = a * a + b * b;
@@ -447,11 +476,12 @@ int vl_ad_binary_fast(VladState *S, int op, Value a, Value b, Value *out)
         return 0;
     double r = plain2(op, x, y), da, db;
     plain_partials2(op, x, y, r, &da, &db);
-    double t = 0;           /* as lift_result: zero partials drop out */
-    if (ka == VT_DUAL && da != 0)
-        t = da * dx;
-    if (kb == VT_DUAL && db != 0)
-        t = t + db * dy;
+    double t;               /* as lift_result */
+    if (ka == VT_DUAL && kb == VT_DUAL)
+        t = mulz(da, dx) + mulz(db, dy);
+    else
+        t = ka == VT_DUAL ? mulz(da, dx) : mulz(db, dy);
+    t = 0.0 + t;
     *out = make_dual(S, tag, vl_num(r), vl_num(t));
     return 1;
 }
@@ -479,6 +509,7 @@ Value vl_ad_binary(VladState *S, int op, Value a, Value b)
         db = vl_num(-1);
         break;
     case IN_MUL:
+    case AD_MULZ:
         da = bp;
         db = ap;
         break;
@@ -568,7 +599,7 @@ Value vl_ad_unary(VladState *S, int op, Value a)
             break;
         }
         if (a.tag == VT_DUAL)
-            return make_dual(S, t, vl_num(y), vl_num(d != 0 ? d * dx : 0));
+            return make_dual(S, t, vl_num(y), vl_num(0.0 + mulz(d, dx)));
         AdFrame *f = frame_of(S, tag_of(a));
         return f == NULL ? vl_num(y)
                          : compact_node(S, f, y, index_of(a), d,
@@ -702,7 +733,7 @@ Value vl_ad_tapify(VladState *S, int64_t tag, Value x)
 static void accumulate(VladState *S, Value *dst, Value v)
 {
     if (dst->tag == VT_UNDEF)
-        *dst = v.tag == VT_NUM ? vl_num(0.0 + v.as.num) : v;
+        *dst = plus_zero(S, v);
     else if (dst->tag == VT_NUM && v.tag == VT_NUM)
         dst->as.num += v.as.num;
     else
@@ -756,17 +787,17 @@ static void backprop(VladState *S, Value *sens, const TapeSlot *t, Value s)
             double d = t->u.partials[k];
             if (s.tag == VT_NUM) {
                 if (dst->tag == VT_NUM)
-                    dst->as.num += d * s.as.num;
+                    dst->as.num += mulz(d, s.as.num);
                 else
-                    accumulate(S, dst, vl_num(d * s.as.num));
+                    accumulate(S, dst, vl_num(mulz(d, s.as.num)));
             } else
-                accumulate(S, dst, mul(S, vl_num(d), s));
+                accumulate(S, dst, mul_z(S, vl_num(d), s));
         }
         return;
     }
     const TapeExt *e = t->u.ext;
     for (uint32_t k = 0; k < e->nparents; k++)
-        accumulate(S, &sens[e->parents[k]], mul(S, e->partials[k], s));
+        accumulate(S, &sens[e->parents[k]], mul_z(S, e->partials[k], s));
 }
 
 /* The reverse sweep when every node is compact and every cotangent leaf
@@ -793,9 +824,9 @@ static int sweep_plain(VladState *S, TagCtx *c, Value y, Value ybar,
             --t;
             if (s == 0 || t->parents[0] == VL_TAPE_NONE)
                 continue;
-            sens[t->parents[0]] += t->u.partials[0] * s;
+            sens[t->parents[0]] += mulz(t->u.partials[0], s);
             if (t->parents[1] != VL_TAPE_NONE)
-                sens[t->parents[1]] += t->u.partials[1] * s;
+                sens[t->parents[1]] += mulz(t->u.partials[1], s);
         }
     }
     return 1;

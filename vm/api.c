@@ -164,12 +164,21 @@ void vlad_get_stats(VladState *S, VladStats *stats)
     stats->steps_total = S->steps;
     stats->steps_last = S->last_steps;
     stats->heap_bytes = vl_gc_heap_size();
+    size_t free_bytes = vl_gc_free_bytes();
+    stats->heap_used_bytes = stats->heap_bytes > free_bytes
+                             ? stats->heap_bytes - free_bytes : 0;
     stats->peak_heap_bytes = vl_gc_peak_heap_size();
     stats->peak_stack_bytes = S->peak_stack_size * sizeof(Value);
     stats->tape_nodes = S->tape_nodes;
     stats->tape_bytes = S->tape_bytes;
     stats->peak_tape_nodes = S->peak_tape_nodes;
     stats->checkpoint = S->cpj->stats;
+}
+
+void vlad_collect(VladState *S)
+{
+    (void)S;
+    vl_gc_collect();
 }
 
 const char *vlad_to_string(VladState *S, VladValue v)

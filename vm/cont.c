@@ -48,9 +48,10 @@ static void recompute_mins(VladState *S, size_t from)
 
 int vl_cont_defer(VladState *S, Limit *l)
 {
+    if (l->frame == SIZE_MAX)
+        return 0;
     const Value *base = S->stack + l->frame;
-    if (l->frame == SIZE_MAX
-        || AS_CLOSURE(base[-1])->proto != S->control[CTL_ADVANCE])
+    if (AS_CLOSURE(base[-1])->proto != S->control[CTL_ADVANCE])
         return 0;
     size_t k = S->nad;
     while (k > 0 && !(S->ad[k - 1].reverse && S->ad[k - 1].frame > l->frame))

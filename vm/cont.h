@@ -69,6 +69,9 @@ VL_INTERNAL Value vl_cont_finished(VladState *S, Value v);
 /* Make sure the stack has room for 'need' slots above '*base' (a pointer
    into the stack that is rebased if the stack moves); raises on overflow. */
 VL_INTERNAL void vl_cont_ensure(VladState *S, Value **base, size_t need);
+/* Make room for NEED slots from stack offset OFF (allocates the stack on
+   first use). */
+VL_INTERNAL void vl_cont_reserve(VladState *S, size_t off, size_t need);
 
 /* checkpoint-*j never splits inside a *j: an advance delimiter whose
    limit 'l' fired while a *j runs above it is deferred (returns 1) until

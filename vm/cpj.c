@@ -29,6 +29,7 @@
 #include "vm/prims.h"
 #include "vm/print.h"
 #include "vm/vm.h"
+#include "vm/walk.h"
 
 #define DEFAULT_BASE 1000
 
@@ -329,6 +330,22 @@ static Value p_leafp(VladState *S, Value *args)
     return vl_bool(n <= S->cpj->strategy.base);
 }
 
+static Value same_leaf(VladState *S, Value a, Value b, void *ud)
+{
+    (void)S, (void)b, (void)ud;
+    return a;
+}
+
+/* (%cpj-check-cotangent y ybar): ybar, once it is known to have the shape
+   of the value y (checked before any reverse sweep, so that a mismatch
+   is checkpoint-*j's error rather than that of a *j of the driver). */
+static Value p_check_cotangent(VladState *S, Value *args)
+{
+    vl_walk_zip(S, args[0], args[1], same_leaf, NULL, "checkpoint-*j",
+                "cotangent");
+    return args[1];
+}
+
 /* (%cpj-count-leaf n): count a base case of n steps; returns n. */
 static Value p_count_leaf(VladState *S, Value *args)
 {
@@ -439,6 +456,7 @@ static const PrimInfo cpj_prims[] = {
     {"%cpj-runner", p_runner, 2, -1},
     {"%cpj-advancer", p_advancer, 3, -1},
     {"%cpj-leaf?", p_leafp, 1, -1},
+    {"%cpj-check-cotangent", p_check_cotangent, 2, -1},
     {"%cpj-slots", p_slots, 1, -1},
     {"%cpj-split", p_split, 2, -1},
     {"%cpj-start", p_start, 2, -1},

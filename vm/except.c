@@ -137,7 +137,9 @@ static void frame_line(StrBuf *b, const Proto *p, const Instr *ip)
         vl_buf_adds(b, "\n");
         return;
     }
-    if (locate(p, ip, &loc)) {
+    /* the prelude's source is not the user's to open: its frames are
+       named without a position */
+    if (!p->prelude && locate(p, ip, &loc)) {
         vl_buf_adds(b, " at ");
         vl_buf_adds(b, p->file ? p->file : "?");
         snprintf(buf, sizeof buf, ":%d:%d", loc.line, loc.col);
@@ -197,16 +199,21 @@ void vl_except_runtime(VladState *S, VladStatus status, const char *fmt, ...)
         FrameRef *fr;
         size_t n = collect_frames(S, &fr);
         Loc loc;
-        /* the error is located at the innermost frame with a position */
-        for (size_t k = 0; k < n; k++)
-            if (locate(fr[k].proto, fr[k].ip, &loc)) {
-                S->err.file = fr[k].proto->file;
-                S->err.line = loc.line;
-                S->err.column = loc.col;
-                break;
-            }
+        /* the error is located at the innermost frame with a position
+           in the user's code (an error raised by the prelude, say by
+           checkpoint-*j or map, is the caller's), else in the prelude */
+        for (int user = 1; user >= 0 && S->err.line == 0; user--)
+            for (size_t k = 0; k < n; k++)
+                if ((!user || !fr[k].proto->prelude)
+                    && locate(fr[k].proto, fr[k].ip, &loc)) {
+                    S->err.file = fr[k].proto->file;
+                    S->err.line = loc.line;
+                    S->err.column = loc.col;
+                    break;
+                }
         StrBuf b;
         vl_buf_init(&b);
+        size_t last = 0;        /* where the previous line starts */
         for (size_t k = 0; k < n; k++) {
             if (n > BACKTRACE_HEAD + BACKTRACE_TAIL + 1
                 && k == BACKTRACE_HEAD) {
@@ -216,7 +223,14 @@ void vl_except_runtime(VladState *S, VladStatus status, const char *fmt, ...)
                 vl_buf_adds(&b, buf);
                 k = n - BACKTRACE_TAIL;
             }
+            size_t start = b.len;
             frame_line(&b, fr[k].proto, fr[k].ip);
+            /* one line for consecutive frames that print the same */
+            if (k > 0 && b.len - start == start - last
+                && memcmp(b.data + start, b.data + last, b.len - start) == 0)
+                b.data[b.len = start] = 0;
+            else
+                last = start;
         }
         S->err.backtrace = b.data;
     }

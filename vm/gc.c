@@ -10,6 +10,7 @@
  */
 #include "config.h"
 #include "vm/gc.h"
+#include "vm/features.h"
 
 #include <gc.h>
 #include <string.h>
@@ -20,10 +21,53 @@ static VlOomHook oom_hook;
 static void *oom_ud;
 static size_t peak_heap;
 
+/* The heap limit.  Boehm grows the heap by about a third at a time; when
+   that no longer fits under GC_set_max_heap_size it adds the smallest
+   section it can (64 KiB) at each allocation that finds the heap full, so
+   an evaluation running into the limit ends up spread over a hundred tiny
+   sections, the first block of each holding its newest objects.  The
+   collector itself keeps words that point at the start of recently added
+   sections (its mmap hint -- the end of the last chunk it mapped is the
+   start of the chunk mapped before -- and copies of its section table
+   left in vector registers, spilled to the stack by the dynamic linker),
+   and it scans its own data and the stack conservatively: those objects
+   stay "reachable", and with them everything they lead to -- for a list
+   built by consing, the whole list.  The garbage of the failed evaluation
+   then survives every collection and later evaluations fail at once.
+   So once the heap has grown past 3/4 of the limit, the rest of the limit
+   is added at once (the flag is set by the resize callback, which runs
+   with the collector's lock held, and acted on by the next allocation).
+   (GC_expand_hp also raises the heap size the collector aims at: from
+   then on it fills the heap before collecting -- only for programs
+   already using 3/4 of their limit.)  This is not a guarantee -- any
+   false reference can pin part of a chain for a while -- but it removes
+   the systematic one. */
+static size_t max_heap;
+static volatile int reserve_pending;
+static GC_on_heap_resize_proc next_on_heap_resize;
+#define MIN_SECTION_BYTES ((size_t)64 * 1024)
+
 static void ignore_warning(char *msg, GC_word arg)
 {
     (void)msg;
     (void)arg;
+}
+
+static void GC_CALLBACK on_heap_resize(GC_word size)
+{
+    if (max_heap > 0 && size > max_heap / 4 * 3
+        && size + MIN_SECTION_BYTES <= max_heap)
+        reserve_pending = 1;
+    if (next_on_heap_resize != NULL)
+        next_on_heap_resize(size);
+}
+
+static void reserve_rest(void)
+{
+    reserve_pending = 0;
+    size_t heap = GC_get_heap_size();
+    if (max_heap > heap)
+        (void)GC_expand_hp(max_heap - heap);
 }
 
 void vl_gc_init(void)
@@ -31,6 +75,8 @@ void vl_gc_init(void)
     static int done;
     if (!done) {
         GC_INIT();
+        next_on_heap_resize = GC_get_on_heap_resize();
+        GC_set_on_heap_resize(on_heap_resize);
         /* libvlad never prints: Boehm's warnings are dropped */
         GC_set_warn_proc(ignore_warning);
         done = 1;
@@ -45,8 +91,10 @@ void vl_gc_set_oom_hook(VlOomHook hook, void *ud)
 
 static void *checked(void *p)
 {
-    if (p == NULL && oom_hook != NULL)
+    if (VL_UNLIKELY(p == NULL) && oom_hook != NULL)
         oom_hook(oom_ud);
+    if (VL_UNLIKELY(reserve_pending))
+        reserve_rest();
     return p;
 }
 
@@ -56,6 +104,8 @@ static void *checked(void *p)
 
 void vl_gc_set_max_heap(size_t bytes)
 {
+    max_heap = bytes;
+    reserve_pending = 0;
     GC_set_max_heap_size((GC_word)bytes);
 }
 
@@ -138,6 +188,11 @@ size_t vl_gc_peak_heap_size(void)
 {
     vl_gc_heap_size();
     return peak_heap;
+}
+
+size_t vl_gc_free_bytes(void)
+{
+    return GC_get_free_bytes();
 }
 
 void vl_gc_collect(void)

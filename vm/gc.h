@@ -29,7 +29,10 @@ VL_INTERNAL void vl_gc_init(void);
 VL_INTERNAL void *vl_gc_alloc(size_t size);
 
 /* Bound the (process-wide) heap to 'bytes'; 0: unbounded.  Allocations
-   that would grow it beyond fail (the out-of-memory hook). */
+   that would grow it beyond fail (the out-of-memory hook).  Once the heap
+   has grown past 3/4 of the bound, the rest is added in one piece (see
+   vm/gc.c: the garbage of an evaluation that ran out of memory must stay
+   collectable). */
 VL_INTERNAL void vl_gc_set_max_heap(size_t bytes);
 
 /* Unzeroed, unscanned memory for pointer-free data; never returns NULL. */
@@ -66,9 +69,11 @@ VL_INTERNAL void vl_gc_set_oom_hook(VlOomHook hook, void *ud);
    by a host); release it with vl_gc_free.  NULL when memory is exhausted. */
 VL_INTERNAL void *vl_gc_alloc_uncollectable(size_t size);
 
-/* Statistics: bytes currently in the GC heap and the peak seen so far. */
+/* Statistics: bytes currently in the GC heap, the peak seen so far, and
+   the bytes of the heap that are free (as of the last collection). */
 VL_INTERNAL size_t vl_gc_heap_size(void);
 VL_INTERNAL size_t vl_gc_peak_heap_size(void);
+VL_INTERNAL size_t vl_gc_free_bytes(void);
 VL_INTERNAL void vl_gc_collect(void);
 
 #endif

@@ -300,6 +300,34 @@ VladStatus vl_toplevel_fail(VladState *S, VladStatus status,
     return status;
 }
 
+/* After a call, the continuation stack holds nothing live, but its slots
+   keep the values the call left there (results, registers of finished
+   frames), and Boehm scans the stack object whole: they would keep what
+   they point to (say, a long list just replaced by a definition) alive
+   until a later call happens to overwrite them.  Slots never written are
+   zero, so the part the call used ends before the first STACK_GAP zero
+   slots in a row; clearing up to there costs about what the call's own
+   frames did (a frame with more than STACK_GAP registers never written
+   hides the slots above it: they are left as they are, merely kept
+   alive longer). */
+#define STACK_GAP 64
+
+static void clear_used_stack(VladState *S)
+{
+    Value *s = S->stack;
+    size_t end = 0, zeros = 0;
+    for (size_t k = 0; k < S->stack_size && zeros < STACK_GAP; k++) {
+        if (s[k].tag != 0 || s[k].aux != 0 || s[k].as.i != 0) {
+            end = k + 1;
+            zeros = 0;
+        } else {
+            zeros++;
+        }
+    }
+    if (end > 0)
+        memset(s, 0, end * sizeof(Value));
+}
+
 /* Run job(S, ud) as one call of the API: errors caught, control state
    reset before and after, output flushed. */
 static VladStatus run_protected(VladState *S,
@@ -321,8 +349,16 @@ static VladStatus run_protected(VladState *S,
     S->nad = 0;
     vl_cpj_reset(S);
     S->stack_top = 0;
-    if (st != VLAD_OK && S->protect == NULL)
+    if (S->protect == NULL && st != VLAD_OK) {
         vl_vm_release_stack(S);     /* an abandoned continuation */
+        /* its garbage may fill the heap up to the limit: collect it now,
+           from a shallow stack, rather than in the middle of the next
+           call (whose frames may still hold copies) */
+        if (st == VLAD_ERR_MEMORY)
+            vl_gc_collect();
+    } else if (S->protect == NULL) {
+        clear_used_stack(S);
+    }
     vl_state_flush(S);
     return st;
 }

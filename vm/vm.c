@@ -125,9 +125,8 @@ static void check_procedure(VladState *S, const char *who, Value f)
 
 /* ===== Stack ===== */
 
-void vl_cont_ensure(VladState *S, Value **base, size_t need)
+void vl_cont_reserve(VladState *S, size_t off, size_t need)
 {
-    size_t off = (size_t)(*base - S->stack);
     if (off + need <= S->stack_size)
         return;
     size_t n = S->stack_size ? S->stack_size : 1024;
@@ -150,7 +149,15 @@ void vl_cont_ensure(VladState *S, Value **base, size_t need)
     S->stack_size = n;
     if (n > S->peak_stack_size)
         S->peak_stack_size = n;
-    *base = ns + off;
+}
+
+void vl_cont_ensure(VladState *S, Value **base, size_t need)
+{
+    size_t off = (size_t)(*base - S->stack);
+    if (off + need <= S->stack_size)
+        return;
+    vl_cont_reserve(S, off, need);
+    *base = S->stack + off;
 }
 
 void vl_vm_release_stack(VladState *S)
@@ -170,9 +177,10 @@ static Value execute(VladState *S, Value *base, const Instr *ip);
 
 Value vl_vm_apply(VladState *S, Value fn, Value arg)
 {
-    Value *base = S->stack + S->stack_top;
-    vl_cont_ensure(S, &base, 2 + 3 + SLACK);
-    base += 2;
+    /* the stack is allocated on the first call: reserve before forming
+       a pointer into it */
+    vl_cont_reserve(S, S->stack_top, 2 + 3 + SLACK);
+    Value *base = S->stack + S->stack_top + 2;
     base[-2] = vl_raw(0);
     base[-2].as.ptr = NULL;
     Proto *entry = S->control[CTL_ENTRY];

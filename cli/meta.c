@@ -1,0 +1,344 @@
+/*
+ * cli/meta.c -- the REPL's comma commands (,help ,load ,time ...)
+ *
+ * A line whose first non-blank byte is a comma, typed at the first
+ * prompt of an input, is a command for the REPL, not VLAD code.  A
+ * command may be abbreviated to any prefix that names only it (",q").
+ * Commands print on standard output; complaints go to standard error and
+ * the REPL goes on.
+ */
+#include "config.h"
+#include "cli/meta.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli/input.h"
+#include "cli/options.h"
+#include "cli/stats.h"
+
+typedef struct Command {
+    const char *name;       /* with the comma */
+    const char *arg;        /* how the argument is written, "" for none */
+    int arg_required;       /* 1: required, 0: optional, -1: none */
+    const char *help;
+    void (*run)(VlSession *s, const char *arg);
+} Command;
+
+static void cmd_help(VlSession *s, const char *arg);
+static void cmd_load(VlSession *s, const char *arg);
+static void cmd_stats(VlSession *s, const char *arg);
+static void cmd_checkpoint(VlSession *s, const char *arg);
+static void cmd_step_limit(VlSession *s, const char *arg);
+static void cmd_env(VlSession *s, const char *arg);
+static void cmd_resume(VlSession *s, const char *arg);
+static void cmd_drop(VlSession *s, const char *arg);
+static void cmd_quit(VlSession *s, const char *arg);
+
+/* ,time is handled apart (its argument is an expression). */
+static const Command commands[] = {
+    {",help", "", -1, "list these commands", cmd_help},
+    {",load", "FILE", 1, "run the program in FILE here (values printed)",
+     cmd_load},
+    {",time", "EXPR", 1, "evaluate EXPR, then print its wall time and steps",
+     NULL},
+    {",stats", "", -1, "statistics of the last evaluation (steps, time, "
+     "heap, AD,\n                      checkpoint-*j)", cmd_stats},
+    {",checkpoint", "[SPEC]", 0, "show or set the strategy of checkpoint-*j "
+     "(as --checkpoint;\n                      'default' restores the "
+     "default)", cmd_checkpoint},
+    {",step-limit", "[N]", 0, "show or set the step limit of each "
+     "evaluation (0: none)", cmd_step_limit},
+    {",env", "", -1, "list your definitions and their values", cmd_env},
+    {",resume", "", -1, "continue the evaluation Ctrl-C suspended",
+     cmd_resume},
+    {",drop", "", -1, "forget the evaluation Ctrl-C suspended", cmd_drop},
+    {",quit", "", -1, "leave the REPL (as Ctrl-D)", cmd_quit},
+};
+
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+const char *vl_meta_name(int i)
+{
+    return i >= 0 && (size_t)i < NCOMMANDS ? commands[i].name : NULL;
+}
+
+const char *vl_meta_arg_word(const char *name, int i, int *files)
+{
+    static const char *const strategies[] = {"binomial", "bisection",
+                                             "default", NULL};
+    *files = strcmp(name, ",load") == 0;
+    if (strcmp(name, ",checkpoint") == 0 && i >= 0 && i < 3)
+        return strategies[i];
+    return NULL;
+}
+
+int vl_meta_is_command(const char *text)
+{
+    while (isspace((unsigned char)*text))
+        text++;
+    return *text == ',';
+}
+
+/* The command named by the word at 'w' (n bytes): exact, or the only one
+   it is a prefix of.  NULL (reported) otherwise. */
+static const Command *find(const char *w, size_t n)
+{
+    const Command *found = NULL;
+    int matches = 0;
+    if (n <= 1) {
+        fprintf(stderr, "a command name must follow ',' (,help lists the "
+                        "commands)\n");
+        return NULL;
+    }
+    for (size_t j = 0; j < NCOMMANDS; j++) {
+        const char *name = commands[j].name;
+        if (strncmp(name, w, n) != 0)
+            continue;
+        if (name[n] == '\0')
+            return &commands[j];
+        found = &commands[j];
+        matches++;
+    }
+    if (matches == 1)
+        return found;
+    if (matches == 0)
+        fprintf(stderr, "unknown command '%.*s' (,help lists the commands)\n",
+                (int)n, w);
+    else
+        fprintf(stderr, "ambiguous command '%.*s' (,help lists the "
+                        "commands)\n", (int)n, w);
+    return NULL;
+}
+
+int vl_meta_run(VlSession *s, const char *text)
+{
+    const char *w = text;
+    while (isspace((unsigned char)*w))
+        w++;
+    size_t n = 0;
+    while (w[n] != '\0' && !isspace((unsigned char)w[n]))
+        n++;
+    const Command *c = find(w, n);
+    if (c == NULL)
+        return VL_META_DONE;
+    const char *arg = w + n;
+    if (c->run == NULL) {
+        /* ,time EXPR: the expression keeps its columns (the command word
+           becomes blanks), so messages point into the typed line */
+        if (vl_input_blank(arg)) {
+            fprintf(stderr, "usage: ,time EXPR\n");
+            return VL_META_DONE;
+        }
+        char *src = strdup(text);
+        if (src == NULL)
+            return VL_META_DONE;
+        memset(src + (w - text), ' ', n);
+        VladStatus st = vl_session_eval(s, src, "<repl>",
+                                        VL_EVAL_QUIET_INCOMPLETE);
+        free(src);
+        if (st == VLAD_ERR_INCOMPLETE)
+            return VL_META_INCOMPLETE;
+        if (st == VLAD_OK || st == VLAD_ERR_RUNTIME || st == VLAD_ERR_LIMIT
+            || st == VLAD_ERR_INTERRUPTED || st == VLAD_ERR_MEMORY)
+            printf("time: %.3f s, %lld steps\n", s->seconds,
+                   (long long)(s->after.steps_total
+                               - s->before.steps_total));
+        fflush(stdout);
+        return VL_META_DONE;
+    }
+    /* the argument: one line, trimmed */
+    while (isspace((unsigned char)*arg))
+        arg++;
+    char buf[4096];
+    size_t len = strcspn(arg, "\n");
+    while (len > 0 && isspace((unsigned char)arg[len - 1]))
+        len--;
+    if (len >= sizeof buf) {
+        fprintf(stderr, "%s: argument too long\n", c->name);
+        return VL_META_DONE;
+    }
+    memcpy(buf, arg, len);
+    buf[len] = '\0';
+    if (c->arg_required < 0 && len > 0)
+        fprintf(stderr, "%s takes no argument\n", c->name);
+    else if (c->arg_required > 0 && len == 0)
+        fprintf(stderr, "usage: %s %s\n", c->name, c->arg);
+    else
+        c->run(s, buf);
+    fflush(stdout);
+    return VL_META_DONE;
+}
+
+static void cmd_help(VlSession *s, const char *arg)
+{
+    (void)s, (void)arg;
+    printf("Type VLAD forms to evaluate them; a form may span lines.\n"
+           "Commands (any unambiguous prefix works, e.g. ,q):\n");
+    for (size_t j = 0; j < NCOMMANDS; j++) {
+        char head[40];
+        snprintf(head, sizeof head, "%s %s", commands[j].name,
+                 commands[j].arg);
+        printf("  %-19s %s\n", head, commands[j].help);
+    }
+    printf("Keys: Tab completes names and commands, Up/Down recall the "
+           "history,\nCtrl-C stops an evaluation (,resume continues it) "
+           "or clears the line,\nCtrl-D leaves.\n");
+}
+
+static void cmd_load(VlSession *s, const char *arg)
+{
+    char path[4096];
+    size_t len = strlen(arg);
+    if (len >= 2 && arg[0] == '"' && arg[len - 1] == '"') {
+        arg++;
+        len -= 2;
+    }
+    const char *home = getenv("HOME");
+    if (len >= 1 && arg[0] == '~' && (len == 1 || arg[1] == '/')
+        && home != NULL)
+        snprintf(path, sizeof path, "%s%.*s", home, (int)len - 1, arg + 1);
+    else
+        snprintf(path, sizeof path, "%.*s", (int)len, arg);
+    vl_session_load(s, path);
+}
+
+static void cmd_stats(VlSession *s, const char *arg)
+{
+    (void)arg;
+    if (!s->have_last) {
+        printf("no evaluation yet\n");
+        return;
+    }
+    vl_stats_print_delta(stdout, &s->before, &s->after, s->seconds);
+}
+
+static void cmd_checkpoint(VlSession *s, const char *arg)
+{
+    if (*arg == '\0') {
+        printf("checkpoint-*j strategy: %s\n",
+               s->checkpoint[0] != '\0' ? s->checkpoint
+               : "default (binomial, slots from the length, base=1000)");
+        return;
+    }
+    const char *spec = strcmp(arg, "default") == 0 ? "" : arg;
+    if (strlen(spec) >= sizeof s->checkpoint) {
+        fprintf(stderr, ",checkpoint: SPEC too long\n");
+        return;
+    }
+    if (vlad_set_checkpoint(s->S, spec) != VLAD_OK) {
+        fprintf(stderr, ",checkpoint: %s\n",
+                vlad_last_error(s->S)->message);
+        return;
+    }
+    snprintf(s->checkpoint, sizeof s->checkpoint, "%s", spec);
+    printf("checkpoint-*j strategy: %s\n",
+           spec[0] != '\0' ? spec : "default");
+}
+
+static void cmd_step_limit(VlSession *s, const char *arg)
+{
+    if (*arg != '\0') {
+        int64_t n;
+        if (strcmp(arg, "none") == 0 || strcmp(arg, "off") == 0) {
+            n = 0;
+        } else if (!vl_parse_count(arg, &n)) {
+            fprintf(stderr, ",step-limit needs a non-negative integer "
+                            "(0 or 'none': no limit), got '%s'\n", arg);
+            return;
+        }
+        s->step_limit = n;
+        vlad_set_step_limit(s->S, n);
+    }
+    if (s->step_limit > 0)
+        printf("step limit: %lld steps\n", (long long)s->step_limit);
+    else
+        printf("step limit: none\n");
+}
+
+typedef struct Names {
+    char **v;
+    size_t n, cap;
+} Names;
+
+static void collect_user(void *ud, const char *name, int user)
+{
+    Names *ns = ud;
+    if (!user)
+        return;
+    if (ns->n == ns->cap) {
+        size_t cap = ns->cap ? ns->cap * 2 : 32;
+        char **v = realloc(ns->v, cap * sizeof *v);
+        if (v == NULL)
+            return;
+        ns->v = v;
+        ns->cap = cap;
+    }
+    char *copy = strdup(name);
+    if (copy != NULL)
+        ns->v[ns->n++] = copy;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void cmd_env(VlSession *s, const char *arg)
+{
+    (void)arg;
+    Names ns = {NULL, 0, 0};
+    vlad_globals(s->S, collect_user, &ns);
+    qsort(ns.v, ns.n, sizeof *ns.v, by_name);
+    int shown = 0;
+    for (size_t j = 0; j < ns.n; j++) {
+        VladValue v;
+        if (vlad_get_global(s->S, ns.v[j], &v)) {
+            const char *text = vlad_to_string(s->S, v);
+            /* the command line's own (empty) 'arguments' is not yours */
+            if (strcmp(ns.v[j], "arguments") != 0 || strcmp(text, "()") != 0) {
+                int room = 72 - (int)strlen(ns.v[j]);
+                if (room < 16)
+                    room = 16;
+                if ((int)strlen(text) > room)
+                    printf("%s = %.*s...\n", ns.v[j], room - 3, text);
+                else
+                    printf("%s = %s\n", ns.v[j], text);
+                shown++;
+            }
+        }
+        free(ns.v[j]);
+    }
+    free(ns.v);
+    if (shown == 0)
+        printf("no definitions yet\n");
+}
+
+static void cmd_resume(VlSession *s, const char *arg)
+{
+    (void)arg;
+    if (!s->suspended) {
+        fprintf(stderr, "nothing to resume (Ctrl-C during an evaluation "
+                        "suspends it)\n");
+        return;
+    }
+    vl_session_resume(s);
+}
+
+static void cmd_drop(VlSession *s, const char *arg)
+{
+    (void)arg;
+    if (!s->suspended) {
+        fprintf(stderr, "nothing to drop\n");
+        return;
+    }
+    vl_session_drop(s);
+    printf("dropped the suspended evaluation\n");
+}
+
+static void cmd_quit(VlSession *s, const char *arg)
+{
+    (void)arg;
+    s->quit = 1;
+}

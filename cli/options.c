@@ -1,0 +1,277 @@
+/*
+ * cli/options.c -- the command line of the vlad program
+ *
+ * Options come first; the first word that is not an option is FILE and
+ * everything after it belongs to the program ("--" ends the options, "-"
+ * as FILE is standard input).  With -e there is no FILE: every word after
+ * the options is a program argument.  Long options take their value as
+ * "--opt VALUE" or "--opt=VALUE", short ones as "-e EXPR" or "-eEXPR".
+ */
+#include "config.h"
+#include "cli/options.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "include/vlad.h"
+#include "cli/repl.h"
+
+static const char usage_line[] = "usage: vlad [OPTIONS] [FILE [ARGS...]]";
+
+static const char help_text[] =
+    "Run the VLAD program FILE, or the expressions given with -e, or read a\n"
+    "program from standard input (an interactive REPL on a terminal; FILE\n"
+    "'-' reads standard input as a script).\n"
+    "\n"
+    "Options:\n"
+    "  -e EXPR            evaluate EXPR and print its value (repeatable)\n"
+    "  -I DIR             search DIR for include files (repeatable)\n"
+    "  --step-limit N     stop any top-level evaluation after N steps\n"
+    "                     (0: no limit)\n"
+    "  --heap-limit BYTES limit the heap to BYTES (suffixes k, M, G;\n"
+    "                     0: no limit)\n"
+    "  --checkpoint=SPEC  strategy of checkpoint-*j: bisection[,base=N] or\n"
+    "                     binomial[,slots=S][,base=N] (default: binomial,\n"
+    "                     slots from the length, base=1000); also read from\n"
+    "                     the environment variable VLAD_CHECKPOINT\n"
+    "  --stats            print steps, peak heap, AD and checkpoint-*j\n"
+    "                     statistics and time on stderr\n"
+    "  --progress         show the progress of long checkpoint-*j runs on\n"
+    "                     stderr (when it is a terminal)\n"
+    "  -q, --quiet        no banner in the REPL\n"
+    "  --version          print the version and exit\n"
+    "  -h, --help         print this help and exit\n"
+    "\n"
+    "Numeric ARGS are available to the program as the list 'arguments'.\n"
+    "In the REPL, ,help lists the commands; the history is kept in\n"
+    "~/.vlad_history (or $VLAD_HISTORY).  See vlad(1) and doc/repl.md.\n"
+    "Exit status: 0 on success, 1 on an error in the program, 2 on bad "
+    "usage.\n";
+
+void vl_usage_line(void)
+{
+    fprintf(stderr, "%s (try 'vlad --help')\n", usage_line);
+}
+
+int vl_usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "vlad: ");
+    fprintf(stderr, fmt, arg);
+    fputc('\n', stderr);
+    vl_usage_line();
+    return VL_OPTIONS_USAGE;
+}
+
+int vl_parse_count(const char *s, int64_t *out)
+{
+    if (*s < '0' || *s > '9')
+        return 0;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno != 0 || *end != '\0' || v < 0 || v > INT64_MAX)
+        return 0;
+    *out = (int64_t)v;
+    return 1;
+}
+
+int vl_parse_size(const char *s, int64_t *out)
+{
+    size_t n = strlen(s);
+    int shift = 0;
+    if (n > 0) {
+        switch (s[n - 1]) {
+        case 'k': case 'K': shift = 10; break;
+        case 'm': case 'M': shift = 20; break;
+        case 'g': case 'G': shift = 30; break;
+        default: break;
+        }
+    }
+    char digits[32];
+    size_t nd = shift ? n - 1 : n;
+    if (nd == 0 || nd >= sizeof digits)
+        return 0;
+    memcpy(digits, s, nd);
+    digits[nd] = '\0';
+    int64_t v;
+    if (!vl_parse_count(digits, &v) || v > (INT64_MAX >> shift))
+        return 0;
+    *out = v << shift;
+    return 1;
+}
+
+int vl_is_decimal(const char *s)
+{
+    int digits = 0;
+    if (*s == '+' || *s == '-')
+        s++;
+    while (*s >= '0' && *s <= '9')
+        s++, digits++;
+    if (*s == '.')
+        for (s++; *s >= '0' && *s <= '9'; s++)
+            digits++;
+    if (!digits)
+        return 0;
+    if (*s == 'e' || *s == 'E') {
+        s++;
+        if (*s == '+' || *s == '-')
+            s++;
+        if (!(*s >= '0' && *s <= '9'))
+            return 0;
+        while (*s >= '0' && *s <= '9')
+            s++;
+    }
+    return *s == '\0';
+}
+
+/* The options that take a value. */
+enum { OPT_E, OPT_I, OPT_STEP_LIMIT, OPT_HEAP_LIMIT, OPT_CHECKPOINT };
+
+static const struct {
+    const char *name;
+    int id;
+} valued[] = {
+    {"-e", OPT_E},
+    {"-I", OPT_I},
+    {"--step-limit", OPT_STEP_LIMIT},
+    {"--heap-limit", OPT_HEAP_LIMIT},
+    {"--checkpoint", OPT_CHECKPOINT},
+};
+
+/* The options without a value: the flag each one sets (NULL: special). */
+static int *flag_of(VlOptions *o, const char *a)
+{
+    if (strcmp(a, "--stats") == 0)
+        return &o->stats;
+    if (strcmp(a, "--progress") == 0)
+        return &o->progress;
+    if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)
+        return &o->quiet;
+    return NULL;
+}
+
+static int set_value(VlOptions *o, int id, const char *name, const char *v)
+{
+    switch (id) {
+    case OPT_E:
+        o->exprs[o->nexprs++] = v;
+        break;
+    case OPT_I:
+        if (*v == '\0')
+            return vl_usage_error("option '%s' needs a directory, got ''",
+                                  name);
+        o->dirs[o->ndirs++] = v;
+        break;
+    case OPT_STEP_LIMIT:
+        if (!vl_parse_count(v, &o->step_limit))
+            return vl_usage_error("--step-limit needs a non-negative "
+                                  "integer, got '%s'", v);
+        break;
+    case OPT_HEAP_LIMIT:
+        if (!vl_parse_size(v, &o->heap_limit))
+            return vl_usage_error("--heap-limit needs a size in bytes (a "
+                                  "non-negative integer, optionally with "
+                                  "a suffix k, M or G), got '%s'", v);
+        break;
+    case OPT_CHECKPOINT:
+        if (*v == '\0')
+            return vl_usage_error("%s needs a strategy (bisection or "
+                                  "binomial), got ''", name);
+        o->checkpoint = v;
+        break;
+    default:
+        return vl_usage_error("internal error: option '%s'", name);
+    }
+    return VL_OPTIONS_RUN;
+}
+
+int vl_options_parse(int argc, char **argv, VlOptions *o)
+{
+    memset(o, 0, sizeof *o);
+    o->exprs = calloc((size_t)argc + 1, sizeof *o->exprs);
+    o->dirs = calloc((size_t)argc + 1, sizeof *o->dirs);
+    if (o->exprs == NULL || o->dirs == NULL)
+        return -1;
+    int k = 1;
+    for (; k < argc; k++) {
+        const char *a = argv[k];
+        if (strcmp(a, "--") == 0) {
+            k++;
+            break;
+        }
+        if (a[0] != '-' || a[1] == '\0')
+            break;
+        int *flag = flag_of(o, a);
+        if (flag != NULL) {
+            *flag = 1;
+            continue;
+        }
+        if (strcmp(a, "--version") == 0) {
+            printf("vlad %s\nREPL line editing: %s\n", VLAD_VERSION,
+                   vl_repl_line_editing());
+            return VL_OPTIONS_EXIT;
+        }
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            printf("%s\n%s", usage_line, help_text);
+            return VL_OPTIONS_EXIT;
+        }
+        int matched = 0;
+        for (size_t j = 0; j < sizeof valued / sizeof valued[0]; j++) {
+            const char *name = valued[j].name;
+            size_t n = strlen(name);
+            if (strncmp(a, name, n) != 0)
+                continue;
+            const char *v;
+            if (a[n] == '\0') {
+                if (k + 1 >= argc)
+                    return vl_usage_error("option '%s' needs an argument",
+                                          name);
+                v = argv[++k];
+            } else if (name[1] != '-') {
+                v = a + n;              /* -eEXPR, -IDIR */
+            } else if (a[n] == '=') {
+                v = a + n + 1;          /* --opt=VALUE */
+            } else {
+                continue;               /* a longer name: unknown */
+            }
+            int st = set_value(o, valued[j].id, name, v);
+            if (st != VL_OPTIONS_RUN)
+                return st;
+            matched = 1;
+            break;
+        }
+        if (matched)
+            continue;
+        const char *eq = strchr(a, '=');
+        if (eq != NULL && a[1] == '-') {
+            char name[64];
+            size_t n = (size_t)(eq - a) < sizeof name - 1
+                ? (size_t)(eq - a) : sizeof name - 1;
+            memcpy(name, a, n);
+            name[n] = '\0';
+            if (flag_of(o, name) != NULL || strcmp(name, "--version") == 0
+                || strcmp(name, "--help") == 0)
+                return vl_usage_error("option '%s' takes no argument", name);
+        }
+        return vl_usage_error("unknown option '%s'", a);
+    }
+    /* with -e every remaining word is a program argument */
+    if (o->nexprs == 0 && k < argc)
+        o->file = argv[k++];
+    o->args = argv + k;
+    o->nargs = argc - k;
+    for (int j = 0; j < o->nargs; j++)
+        if (!vl_is_decimal(o->args[j]))
+            return vl_usage_error("program arguments must be decimal "
+                                  "reals, got '%s'", o->args[j]);
+    return VL_OPTIONS_RUN;
+}
+
+void vl_options_free(VlOptions *o)
+{
+    free(o->exprs);
+    free(o->dirs);
+    o->exprs = NULL;
+    o->dirs = NULL;
+}

@@ -1,0 +1,58 @@
+/*
+ * cli/options.h -- the command line of the vlad program
+ */
+#ifndef VL_CLI_OPTIONS_H
+#define VL_CLI_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Everything the command line says (vlad [OPTIONS] [FILE [ARGS...]]). */
+typedef struct VlOptions {
+    const char **exprs;     /* the -e texts, in order (nexprs of them) */
+    int nexprs;
+    const char **dirs;      /* the -I directories, NULL-terminated */
+    int ndirs;
+    int64_t step_limit;     /* --step-limit (0: none) */
+    int64_t heap_limit;     /* --heap-limit in bytes (0: none) */
+    const char *checkpoint; /* --checkpoint SPEC, or NULL */
+    int stats;              /* --stats */
+    int progress;           /* --progress */
+    int quiet;              /* -q, --quiet */
+    const char *file;       /* FILE ("-": standard input), or NULL */
+    char **args;            /* the program's ARGS (nargs of them) */
+    int nargs;
+} VlOptions;
+
+/* What vl_options_parse decided. */
+enum {
+    VL_OPTIONS_RUN = 0,     /* run with the options */
+    VL_OPTIONS_EXIT = 1,    /* --help or --version was printed: exit 0 */
+    VL_OPTIONS_USAGE = 2    /* bad usage, already reported: exit 2 */
+};
+
+/* Parse argv into 'o' (whose arrays are malloc'ed: vl_options_free).
+   Reports bad usage on stderr with a usage line.  Returns VL_OPTIONS_*,
+   or -1 when memory is exhausted. */
+int vl_options_parse(int argc, char **argv, VlOptions *o);
+
+void vl_options_free(VlOptions *o);
+
+/* Print the usage line on stderr. */
+void vl_usage_line(void);
+
+/* Report a usage error ("vlad: " + the formatted message + the usage
+   line) on stderr; returns 2, the exit status of bad usage. */
+int vl_usage_error(const char *fmt, const char *arg);
+
+/* A count: decimal digits only, at most INT64_MAX.  1 if valid. */
+int vl_parse_count(const char *s, int64_t *out);
+
+/* A size in bytes: a count with an optional suffix k, M or G (powers of
+   1024, either case).  1 if valid and representable. */
+int vl_parse_size(const char *s, int64_t *out);
+
+/* Whether 's' is a real in decimal syntax (as the reader accepts it). */
+int vl_is_decimal(const char *s);
+
+#endif

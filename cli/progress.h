@@ -1,0 +1,20 @@
+/*
+ * cli/progress.h -- the progress bar of --progress
+ */
+#ifndef VL_CLI_PROGRESS_H
+#define VL_CLI_PROGRESS_H
+
+#include <stdint.h>
+
+/* Whether a progress bar can be drawn on standard error (a terminal). */
+int vl_progress_available(void);
+
+/* The VladConfig.progress callback: 'done' of 'total' primal steps of the
+   outermost checkpoint-*j have been reversed.  Redraws the bar on stderr
+   at most ten times a second. */
+void vl_progress_update(void *userdata, int64_t done, int64_t total);
+
+/* Erase the bar, if one is drawn (after every evaluation). */
+void vl_progress_end(void);
+
+#endif

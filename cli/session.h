@@ -1,0 +1,65 @@
+/*
+ * cli/session.h -- one REPL session: its settings, last run, suspension
+ */
+#ifndef VL_CLI_SESSION_H
+#define VL_CLI_SESSION_H
+
+#include <stdint.h>
+#include "include/vlad.h"
+
+typedef struct VlSession {
+    VladState *S;
+    int quiet;                  /* -q: no banner */
+    int64_t step_limit;         /* the state's step limit (0: none) */
+    char checkpoint[256];       /* the checkpoint-*j SPEC ("": default) */
+    int quit;                   /* ,quit was given */
+    int incomplete_interrupted; /* Ctrl-C while finding an input
+                                   unfinished (the REPL drops it) */
+    /* the last evaluation (,stats) */
+    int have_last;
+    VladStats before, after;
+    double seconds;
+    /* the evaluation suspended by Ctrl-C (,resume, ,drop); this struct
+       lives on the C stack, so Boehm sees the value */
+    int suspended;
+    VladValue checkpoint_value;
+    int suspended_define;       /* it was a definition: no value to print */
+    /* a procedure of the REPL's own (see session.c) */
+    int have_spin;
+    VladValue spin;
+} VlSession;
+
+/* Prepare 's' (S set, the rest zero) for vl_session_eval and friends. */
+void vl_session_init(VlSession *s);
+
+/* The VladConfig.write of the vlad program: standard output. */
+void vl_session_write(void *userdata, const char *text, size_t len);
+
+/* The global bound to the suspended evaluation (a checkpoint), so that
+   VLAD code can use it too: (resume *interrupted*). */
+#define VL_SUSPENDED_NAME "*interrupted*"
+
+/* How vl_session_eval treats the text. */
+enum {
+    VL_EVAL_QUIET_INCOMPLETE = 1    /* VLAD_ERR_INCOMPLETE: say nothing */
+};
+
+/* Evaluate 'src' as one REPL input: Ctrl-C armed, timed, statistics
+   snapshotted, values printed, errors reported on stderr; an interrupted
+   evaluation becomes the session's suspended checkpoint. */
+VladStatus vl_session_eval(VlSession *s, const char *src, const char *chunk,
+                           int flags);
+
+/* The same for the file at 'path' (,load). */
+VladStatus vl_session_load(VlSession *s, const char *path);
+
+/* Resume the suspended evaluation (,resume) and print its value. */
+VladStatus vl_session_resume(VlSession *s);
+
+/* Forget the suspended evaluation (,drop). */
+void vl_session_drop(VlSession *s);
+
+/* Wall-clock seconds (monotonic). */
+double vl_now_seconds(void);
+
+#endif

@@ -1,0 +1,79 @@
+/*
+ * cli/signals.c -- SIGINT and SIGWINCH in the REPL
+ *
+ * The handlers only set flags or call vlad_interrupt, which is safe in a
+ * signal handler.  The REPL's input loop (cli/repl.c) looks at the flags
+ * when a read is interrupted: SIGINT at the prompt clears the line,
+ * SIGWINCH makes readline measure the terminal again.
+ */
+#include "config.h"
+#include "cli/signals.h"
+
+#include <signal.h>
+#include <stddef.h>
+
+static VladState *volatile armed_state;
+static volatile sig_atomic_t armed, armed_hits, sigint_seen, winch_seen;
+static struct sigaction old_int, old_winch;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    if (armed && armed_state != NULL) {
+        vlad_interrupt(armed_state);
+        armed_hits = 1;
+    } else
+        sigint_seen = 1;
+}
+
+static void on_winch(int sig)
+{
+    (void)sig;
+    winch_seen = 1;
+}
+
+void vl_signals_install(void)
+{
+    struct sigaction sa;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0;            /* no SA_RESTART: reads return EINTR */
+    sa.sa_handler = on_sigint;
+    sigaction(SIGINT, &sa, &old_int);
+    sa.sa_handler = on_winch;
+    sigaction(SIGWINCH, &sa, &old_winch);
+}
+
+void vl_signals_restore(void)
+{
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGWINCH, &old_winch, NULL);
+}
+
+void vl_signals_arm(VladState *S)
+{
+    armed_state = S;
+    sigint_seen = 0;
+    armed_hits = 0;
+    armed = 1;
+}
+
+int vl_signals_disarm(void)
+{
+    armed = 0;
+    armed_state = NULL;
+    return armed_hits;
+}
+
+int vl_signals_take_sigint(void)
+{
+    int r = sigint_seen;
+    sigint_seen = 0;
+    return r;
+}
+
+int vl_signals_take_winch(void)
+{
+    int r = winch_seen;
+    winch_seen = 0;
+    return r;
+}

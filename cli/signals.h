@@ -1,0 +1,24 @@
+/*
+ * cli/signals.h -- SIGINT and SIGWINCH in the REPL
+ */
+#ifndef VL_CLI_SIGNALS_H
+#define VL_CLI_SIGNALS_H
+
+#include "include/vlad.h"
+
+/* Install the handlers (without SA_RESTART, so a blocking read returns
+   EINTR); vl_signals_restore puts the previous ones back. */
+void vl_signals_install(void);
+void vl_signals_restore(void);
+
+/* While armed, SIGINT interrupts the evaluation running on 'S'
+   (vlad_interrupt); while disarmed it is only noted.  vl_signals_disarm
+   returns whether vlad_interrupt was called while armed. */
+void vl_signals_arm(VladState *S);
+int vl_signals_disarm(void);
+
+/* Whether a SIGINT (resp. SIGWINCH) was noted since the last call. */
+int vl_signals_take_sigint(void);
+int vl_signals_take_winch(void);
+
+#endif

@@ -1,0 +1,220 @@
+"""tests/repl/interrupt.py -- Ctrl-C during an evaluation suspends it as a
+checkpoint: the REPL says after how many steps, ,resume finishes it with
+the same value and the same output (each line printed exactly once) as an
+uninterrupted run, and so does (resume *interrupted*); ,drop forgets it;
+an interrupted definition is completed by ,resume; a resumed evaluation
+can be interrupted again; a Ctrl-C that comes too late does not stop the
+next evaluation."""
+
+import re
+import time
+
+from vlpty import (CTRL_C, CTRL_D, SCALE, Checks, Vlad, expect_equal,
+                   expect_in, have_readline)
+
+t = Checks()
+READLINE = have_readline()
+MARK = 100000
+
+# work prints every MARK-th i (write-real returns it), so each part of the
+# computation shows in the output exactly once
+PROGRAM = [
+    "(define (mark i) (if (= (modulo i %d) 0) (write-real i) i))" % MARK,
+    "(define (work i n acc) (if (= i n) acc"
+    " (work (+ i 1) n (+ acc (sqrt (mark i))))))",
+]
+
+NUM = r"-?[0-9][0-9.e+-]*"
+
+
+def start():
+    v = Vlad(["-q"], history=t.path("history"))
+    v.prompt()
+    for line in PROGRAM:
+        v.line(line)
+        v.prompt()
+    return v
+
+
+def calibrate(v):
+    """An n for which (work 0 n 0) takes about 0.6 s here."""
+    n0 = 2 * MARK
+    v.line(",time (work 0 %d 0)" % n0)
+    m = v.expect(r"time: (%s) s, (\d+) steps\nvlad> " % NUM)
+    secs = max(float(m.group(1)), 1e-4)
+    n = int(n0 * 0.6 / secs) // MARK * MARK
+    return max(n, 4 * MARK), int(m.group(2)) / n0
+
+
+def numbers(text):
+    """The lines of 'text' that are numbers (the terminal's echo of the
+    Ctrl-Cs sent, "^C", removed)."""
+    return [x for x in text.replace("^C", "").split("\n")
+            if re.fullmatch(NUM, x)]
+
+
+def interrupt(v, line):
+    """Type 'line', then Ctrl-C until the evaluation is suspended.  Returns
+    (steps it had run, the output before the message), or None when it
+    finished first.  A Ctrl-C also makes the terminal discard output not
+    yet read, so the next one is sent only after a pause."""
+    v.line(line)
+    # once readline has the whole line: a Ctrl-C sent earlier would also
+    # throw away the typed characters still in the terminal's queue
+    v.expect(re.escape(line) + r"\n")
+    if not READLINE:
+        # the terminal itself echoed the line: no sign of when vlad reads it
+        time.sleep(0.2 * SCALE)
+    rx = re.compile(r"interrupted after (\d+) steps")
+    done = re.compile(r"\n(%s)\n(\^C\n)*vlad> " % NUM)
+    start = v.pos
+    deadline = time.monotonic() + 30 * SCALE
+    while time.monotonic() < deadline:
+        v.send(CTRL_C)
+        pause = time.monotonic() + 0.3 * SCALE
+        while time.monotonic() < pause:
+            try:
+                v._read(0.02)
+            except EOFError:
+                v.fail("vlad ended")
+            m = rx.search(v.out, start)
+            if m:
+                v.pos = m.start()
+                v.expect(r"suspended as \*interrupted\*: ,resume continues "
+                         r"it, ,drop forgets it\n")
+                v.expect(r"vlad> ")
+                return int(m.group(1)), v.out[start:m.start()]
+            if done.search(v.out, start):
+                v.expect(r"vlad> ")
+                return None
+    v.fail("neither an interrupt nor the end of %r" % line)
+
+
+def finish(v, command):
+    """Run 'command' (,resume or the uninterrupted evaluation); returns
+    the number lines it printed."""
+    v.line(command)
+    start = v.pos
+    v.expect(r"\nvlad> ")
+    return numbers(v.out[start:v.pos])
+
+
+def resume_gives_the_same_result():
+    v = start()
+    n, steps_per_i = calibrate(v)
+    for _ in range(4):
+        got = interrupt(v, "(work 0 %d 0)" % n)
+        if got is not None:
+            break
+        n *= 4                          # it finished before the Ctrl-C
+    else:
+        v.fail("could not interrupt the evaluation")
+    steps, before = got
+    if not 0 < steps < steps_per_i * n + 10:
+        v.fail("implausible step count %d" % steps)
+    first = numbers(before)
+    v.line(",stats")
+    v.expect(r"steps: %d\n" % steps)
+    v.prompt()
+    rest = finish(v, ",resume")
+    v.line(",stats")
+    m = v.expect(r"steps: (\d+)\n")
+    resumed_steps = int(m.group(1))
+    v.prompt()
+    whole = finish(v, "(work 0 %d 0)" % n)
+    v.line(",stats")
+    m = v.expect(r"steps: (\d+)\n")
+    whole_steps = int(m.group(1))
+    v.prompt()
+    marks = [str(i) for i in range(0, n, MARK)]
+    expect_equal("uninterrupted marks", whole[:-1], marks)
+    expect_equal("marks before and after the interrupt", first + rest[:-1],
+                 marks)
+    expect_equal("resumed value", rest[-1], whole[-1])
+    # the checkpoint is also bound, and can be resumed again from VLAD
+    again = finish(v, "(resume *interrupted*)")
+    expect_equal("(resume *interrupted*)", again, rest)
+    if abs(steps + resumed_steps - whole_steps) > 2:
+        v.fail("steps %d + %d resumed != %d uninterrupted"
+               % (steps, resumed_steps, whole_steps))
+    # nothing is left to resume or drop
+    v.line(",resume")
+    v.expect(r"nothing to resume \(Ctrl-C during an evaluation suspends "
+             r"it\)\nvlad> ")
+    v.line(",drop")
+    v.expect(r"nothing to drop\nvlad> ")
+    v.send(CTRL_D)
+    expect_equal("exit status", v.wait(), 0)
+
+
+def drop_forgets():
+    v = start()
+    n, _ = calibrate(v)
+    for _ in range(4):
+        if interrupt(v, "(work 0 %d 0)" % n) is not None:
+            break
+        n *= 4
+    v.line(",drop")
+    v.expect(r"dropped the suspended evaluation\nvlad> ")
+    v.line(",resume")
+    v.expect(r"nothing to resume")
+    v.prompt()
+    v.line("(work 0 3 0)")                  # the REPL goes on as before
+    v.expect(r"\n0\n2\.414[0-9]*\nvlad> ")
+    v.send(CTRL_D)
+    expect_equal("exit status", v.wait(), 0)
+
+
+def interrupted_definition_and_resume_again():
+    v = start()
+    n, _ = calibrate(v)
+    for _ in range(4):
+        if interrupt(v, "(define big (work 0 %d 0))" % n) is not None:
+            break
+        n *= 4
+    v.line("big")
+    v.expect(r"error: .*big")
+    v.prompt()
+    # resume, interrupt the resumed run, resume again: no value printed
+    # (a definition), then the name is bound
+    again = interrupt(v, ",resume")
+    rest = finish(v, ",resume")
+    expect_equal("a definition prints no value", rest[-1:] == [] or
+                 int(float(rest[-1])) % MARK == 0, True)
+    whole = finish(v, "(work 0 %d 0)" % n)
+    v.line("big")
+    m = v.expect(r"\n(%s)\nvlad> " % NUM)
+    expect_equal("big", m.group(1), whole[-1])
+    del again
+    v.send(CTRL_D)
+    expect_equal("exit status", v.wait(), 0)
+
+
+def late_ctrl_c_is_harmless():
+    # a Ctrl-C that arrives as a short evaluation ends must not stop the
+    # next one
+    v = start()
+    for _ in range(5):
+        v.line("(work 0 5000 0)")
+        v.send(CTRL_C)
+        # (a Ctrl-C also discards output not yet read: no prompt to wait
+        # for; the terminal may even drop the line before vlad reads it)
+        v.drain(0.1)
+    v.drain(0.2)
+    v.line("(+ 0 1)")
+    v.expect(r"\n1\nvlad> ")
+    v.line("(work 0 %d 0)" % (3 * MARK))
+    v.expect(r"\n0\n100000\n200000\n%s\nvlad> " % NUM)
+    expect_in("output", "vlad> ", v.out)
+    v.send(CTRL_D)
+    expect_equal("exit status", v.wait(), 0)
+
+
+for name, fn in [(",resume gives the uninterrupted result",
+                  resume_gives_the_same_result),
+                 (",drop forgets", drop_forgets),
+                 ("an interrupted definition, resumed twice",
+                  interrupted_definition_and_resume_again),
+                 ("a late Ctrl-C is harmless", late_ctrl_c_is_harmless)]:
+    t.check(name, fn)
+t.finish()
