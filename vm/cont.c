@@ -46,17 +46,23 @@ static void recompute_mins(VladState *S, size_t from)
     }
 }
 
+/* Whether a *j runs above the frame of limit l (an advance stopping there
+   would split the *j). */
+static int starj_above(const VladState *S, const Limit *l)
+{
+    for (size_t k = S->nad; k-- > 0;)
+        if (S->ad[k].reverse && S->ad[k].frame > l->frame)
+            return 1;
+    return 0;
+}
+
 int vl_cont_defer(VladState *S, Limit *l)
 {
     if (l->frame == SIZE_MAX)
         return 0;
     const Value *base = S->stack + l->frame;
-    if (AS_CLOSURE(base[-1])->proto != S->control[CTL_ADVANCE])
-        return 0;
-    size_t k = S->nad;
-    while (k > 0 && !(S->ad[k - 1].reverse && S->ad[k - 1].frame > l->frame))
-        k--;
-    if (k == 0)
+    if (AS_CLOSURE(base[-1])->proto != S->control[CTL_ADVANCE]
+        || !starj_above(S, l))
         return 0;
     l->deferred = 1;
     l->deadline = INT64_MAX / 2;
@@ -67,7 +73,7 @@ int vl_cont_defer(VladState *S, Limit *l)
 void vl_cont_undefer(VladState *S, int64_t now)
 {
     for (size_t k = 0; k < S->nlimits; k++)
-        if (S->limits[k].deferred) {
+        if (S->limits[k].deferred && !starj_above(S, &S->limits[k])) {
             S->limits[k].deferred = 0;
             S->limits[k].deadline = now;
         }

@@ -75,8 +75,10 @@ VL_INTERNAL void vl_cont_reserve(VladState *S, size_t off, size_t need);
 
 /* checkpoint-*j never splits inside a *j: an advance delimiter whose
    limit 'l' fired while a *j runs above it is deferred (returns 1) until
-   that *j ends, when vl_cont_undefer makes it fire at the next step.
-   Returns 0 (nothing done) for any other limit. */
+   no *j runs above it any more -- the *j ended, or a checkpoint captured
+   inside it suspended it -- when vl_cont_undefer (called at both) makes
+   it fire at the next step.  Returns 0 (nothing done) for any other
+   limit. */
 VL_INTERNAL int vl_cont_defer(VladState *S, Limit *l);
 VL_INTERNAL void vl_cont_undefer(VladState *S, int64_t now);
 

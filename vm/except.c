@@ -225,9 +225,11 @@ void vl_except_runtime(VladState *S, VladStatus status, const char *fmt, ...)
             }
             size_t start = b.len;
             frame_line(&b, fr[k].proto, fr[k].ip);
-            /* one line for consecutive frames that print the same */
+            /* one line for consecutive frames that print the same
+               without a position (the prelude's, control frames) */
             if (k > 0 && b.len - start == start - last
-                && memcmp(b.data + start, b.data + last, b.len - start) == 0)
+                && memcmp(b.data + start, b.data + last, b.len - start) == 0
+                && strstr(b.data + start, " at ") == NULL)
                 b.data[b.len = start] = 0;
             else
                 last = start;

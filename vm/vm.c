@@ -711,6 +711,9 @@ enter:
         } else {
             size_t delim = fired->frame;
             Checkpoint *k = vl_cont_capture(S, delim, fb, nargs, now);
+            /* the capture may have suspended the *j that held back an
+               advance: it stops at the first step outside every *j */
+            vl_cont_undefer(S, now);
             base = S->stack + delim;
             LOAD_CLOSURE(AS_CLOSURE(base[-1]));
             /* the delimiter's CALL is at CTL_CKPT_CALL; skip CKPT_END */

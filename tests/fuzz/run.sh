@@ -17,9 +17,7 @@
 #
 # UBSan reports are fatal (halt_on_error=1), except the open findings in
 # tests/fuzz/ubsan.supp; LeakSanitizer is off (Boehm's heap is not
-# malloc's).  While finding F3 is listed in crashers/OPEN, fuzz-ad runs
-# with FUZZ_AD_FINITE_ONLY=1 (unless it is set).  libFuzzer stops a
-# harness at its first finding.
+# malloc's).  libFuzzer stops a harness at its first finding.
 
 set -u
 test $# -ge 3 || { echo "usage: $0 BINDIR WORKDIR SECONDS [HARNESS...]" >&2; exit 2; }
@@ -45,14 +43,7 @@ for h in $harnesses; do
     eval) seeds="$src/corpus-eval $src/corpus-programs"
           flags="-dict=$src/vlad.dict -max_len=4096 -timeout=30" ;;
     ad)   seeds="$src/corpus-ad"
-          flags="-max_len=512 -timeout=60"
-          # while finding F3 is open, look past it (fuzz-ad.c)
-          if grep -q '^ad-f3-' "$src/crashers/OPEN" 2>/dev/null \
-              && test "${FUZZ_AD_FINITE_ONLY+set}" != set; then
-              echo "fuzz: F3 is open: FUZZ_AD_FINITE_ONLY=1 for fuzz-ad"
-              FUZZ_AD_FINITE_ONLY=1
-              export FUZZ_AD_FINITE_ONLY
-          fi ;;
+          flags="-max_len=512 -timeout=60" ;;
     *) echo "fuzz: unknown harness $h" >&2; exit 2 ;;
     esac
     log=$work/fuzz-$h.log
