@@ -39,6 +39,18 @@ void vl_ad_push(VladState *S, int64_t tag, int reverse, size_t frame,
     f->frame = frame;
     f->chunk = chunk;
     f->n = n;
+    f->escapes = S->escapes;
+}
+
+void vl_ad_release_tape(VladState *S, const AdFrame *f)
+{
+    if (!f->reverse || f->escapes != S->escapes)
+        return;
+    for (TapeChunk *c = f->chunk, *prev; c != NULL; c = prev) {
+        prev = c->prev;
+        vl_gc_free(c->slots);
+        vl_gc_free(c);
+    }
 }
 
 AdFrame *vl_ad_top(VladState *S)

@@ -101,6 +101,8 @@ typedef struct AdFrame {
     size_t frame;           /* stack index of its delimiter frame */
     TapeChunk *chunk;       /* *j: its tape is (chunk, n) */
     uint32_t n;
+    uint64_t escapes;       /* S->escapes when it began; UINT64_MAX when
+                               it was reinstalled from a checkpoint */
 } AdFrame;
 
 /* A binary arithmetic InlineId on plain doubles (modulo is floored, its
@@ -131,6 +133,11 @@ VL_INTERNAL Value vl_ad_lift(VladState *S, int n, const Value *args,
 VL_INTERNAL void vl_ad_push(VladState *S, int64_t tag, int reverse,
                             size_t frame, TapeChunk *chunk, uint32_t n);
 VL_INTERNAL AdFrame *vl_ad_top(VladState *S);
+/* Free the tape of a *j that ended (its chunks), when no checkpoint was
+   captured and no host primitive was called while it ran: then nothing
+   but the *j itself can refer to it, and its blocks are reused at once
+   instead of waiting for a collection. */
+VL_INTERNAL void vl_ad_release_tape(VladState *S, const AdFrame *f);
 VL_INTERNAL void vl_ad_pop(VladState *S);
 
 /* j*: bundle x with its tangent; unbundle the result into (list y y'). */

@@ -45,6 +45,7 @@ static Value call_host(VladState *S, const HostPrim *h, const Value *args)
     for (int k = 0; k < h->info.arity; k++)
         in[k] = to_public(args[k]);
     S->host_message = NULL;
+    S->escapes++;           /* the host may keep what it is given */
     VladStatus st = h->fn(S, h->userdata, in, &out);
     if (st != VLAD_OK)
         vl_except_runtime(S, st == VLAD_ERR_MEMORY ? st : VLAD_ERR_RUNTIME,

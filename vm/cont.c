@@ -123,6 +123,7 @@ Checkpoint *vl_cont_capture(VladState *S, size_t delim, Value *fb,
                             int nargs, int64_t now)
 {
     Value *stop = S->stack + delim;
+    S->escapes++;
     /* count the frames between the pending application and the delimiter */
     uint32_t nframes = 0;
     size_t nvalues = 0;
@@ -248,9 +249,12 @@ Value *vl_cont_reinstall(VladState *S, const Checkpoint *k, Value **base,
             vl_cpj_push(S, (size_t)(b - S->stack), b[p->ctlreg].as.i,
                         p != S->control[CTL_SEG_FIRST], b[p->ctlreg - 1]);
         else if (p->kind == PK_STARJ)
+        {
             vl_ad_push(S, b[p->ctlreg].as.i, 1, (size_t)(b - S->stack),
                        (TapeChunk *)b[p->ctlreg + 2].as.ptr,
                        b[p->ctlreg + 2].aux);
+            vl_ad_top(S)->escapes = UINT64_MAX;  /* shares the tape */
+        }
         Value *next = b + cf->delta;
         next[-2] = vl_raw(0);
         next[-2].aux = cf->delta;

@@ -369,11 +369,12 @@ static Value p_slots(VladState *S, Value *args)
     int64_t n = count_arg(S, "checkpoint-*j", args[0]);
     if (st->kind != CPJ_BINOMIAL || st->slots > 0)
         return vl_num((double)st->slots);
-    /* automatic: ceil(log2 t) + 1 slots, at least 2 */
-    int64_t t = units(st, n), s = 1;
-    while (((int64_t)1 << (s - 1)) < t && s < 62)
-        s++;
-    return vl_num((double)(s < 2 ? 2 : s));
+    /* automatic: 2 ceil(log2 t) + 1 slots, at least 2 (still logarithmic
+       memory, and about half the re-execution of ceil(log2 t) + 1) */
+    int64_t t = units(st, n), lg = 0;
+    while (((int64_t)1 << lg) < t && lg < 62)
+        lg++;
+    return vl_num((double)(lg < 1 ? 2 : 2 * lg + 1));
 }
 
 /* (%cpj-split n slots): the split point of n > base steps. */

@@ -128,6 +128,11 @@ struct VladState {
     size_t heap_limit;              /* bytes of GC heap while running; 0 */
     Value interrupted;              /* the evaluation stopped by the last
                                        interrupt, as a checkpoint; or () */
+    uint64_t escapes;               /* captures and host calls so far: a
+                                       *j with none in its extent frees
+                                       its tape when it ends (vm/ad.h) */
+    void *walk_memo;                /* vm/walk.c: its memo table, reused
+                                       by one walk after another */
 };
 
 /* Find or create the cell of 'name' in the user (or prelude) environment. */

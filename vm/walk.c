@@ -3,7 +3,9 @@
  *
  * Recursive in cars, captured values and frame registers, iterative along
  * cdr chains, so long lists need no deep C recursion.  The memo table is an
- * open-addressing hash table in GC memory, keyed by object address.
+ * open-addressing hash table in pointer-free GC memory, keyed by object
+ * address, kept by the state from one walk to the next (entries of older
+ * walks are told apart by a generation number, so nothing is cleared).
  */
 #include "config.h"
 #include "vm/walk.h"
@@ -13,12 +15,29 @@
 #include "vm/except.h"
 #include "vm/print.h"
 
-typedef struct Memo {
-    const void **keys;
-    const void **keys2;     /* zip: the object of the second value */
-    Value *vals;
+/* One entry of the memo: valid when its generation is the table's.  The
+   table is pointer-free memory (not scanned): while a walk runs, every
+   object it made is reachable from its partial result on the C stack, and
+   the objects walked over from its arguments. */
+typedef struct MemoSlot {
+    const void *key;
+    const void *key2;       /* zip: the object of the second value */
+    Value val;
+    uint32_t gen;
+} MemoSlot;
+
+typedef struct MemoTable {
+    MemoSlot *slots;
     size_t cap, count;
+    uint32_t gen;
+} MemoTable;
+
+typedef struct Memo {
+    MemoTable *t;
 } Memo;
+
+/* A table kept after a walk at most this big (slots). */
+#define MEMO_KEEP (1u << 16)
 
 typedef struct Walk {
     VladState *S;
@@ -38,42 +57,80 @@ static size_t hash_ptr(const void *p, size_t cap)
     return (size_t)(x >> 7) & (cap - 1);
 }
 
+static MemoSlot *memo_slots(size_t cap)
+{
+    MemoSlot *slots = vl_gc_alloc_atomic(cap * sizeof *slots);
+    for (size_t k = 0; k < cap; k++)
+        slots[k].gen = 0;
+    return slots;
+}
+
+/* The state's table, for one walk (a walk that fails leaves it to the
+   collector, and the next one makes a new one). */
+static void memo_open(VladState *S, Memo *m)
+{
+    MemoTable *t = S->walk_memo;
+    S->walk_memo = NULL;
+    if (t == NULL) {
+        t = vl_gc_alloc(sizeof *t);
+        t->cap = 64;
+        t->slots = memo_slots(t->cap);
+    }
+    t->count = 0;
+    if (++t->gen == 0) {        /* wrapped: forget every old entry */
+        for (size_t k = 0; k < t->cap; k++)
+            t->slots[k].gen = 0;
+        t->gen = 1;
+    }
+    m->t = t;
+}
+
+static void memo_close(VladState *S, Memo *m)
+{
+    if (m->t->cap <= MEMO_KEEP)
+        S->walk_memo = m->t;
+    else
+        vl_gc_free(m->t->slots);
+}
+
 static Value *memo_find(Memo *m, const void *key, const void *key2)
 {
-    if (m->cap == 0)
-        return NULL;
-    for (size_t h = hash_ptr(key, m->cap);; h = (h + 1) & (m->cap - 1)) {
-        if (m->keys[h] == key && m->keys2[h] == key2)
-            return &m->vals[h];
-        if (m->keys[h] == NULL)
+    MemoTable *t = m->t;
+    for (size_t h = hash_ptr(key, t->cap);; h = (h + 1) & (t->cap - 1)) {
+        MemoSlot *e = &t->slots[h];
+        if (e->gen != t->gen)
             return NULL;
+        if (e->key == key && e->key2 == key2)
+            return &e->val;
     }
 }
 
 static void memo_put(Memo *m, const void *key, const void *key2, Value v)
 {
-    if (2 * (m->count + 1) > m->cap) {
-        size_t oc = m->cap;
-        const void **ok = m->keys, **ok2 = m->keys2;
-        Value *ov = m->vals;
-        m->cap = oc ? oc * 2 : 64;
-        m->keys = vl_gc_alloc(m->cap * sizeof(void *));
-        m->keys2 = vl_gc_alloc(m->cap * sizeof(void *));
-        m->vals = vl_gc_alloc(m->cap * sizeof(Value));
-        m->count = 0;
+    MemoTable *t = m->t;
+    if (2 * (t->count + 1) > t->cap) {
+        MemoSlot *old = t->slots;
+        size_t oc = t->cap;
+        t->cap = oc * 2;
+        t->slots = memo_slots(t->cap);
+        t->count = 0;
         for (size_t k = 0; k < oc; k++)
-            if (ok[k] != NULL)
-                memo_put(m, ok[k], ok2[k], ov[k]);
+            if (old[k].gen == t->gen)
+                memo_put(m, old[k].key, old[k].key2, old[k].val);
+        vl_gc_free(old);
     }
-    size_t h = hash_ptr(key, m->cap);
-    while (m->keys[h] != NULL
-           && (m->keys[h] != key || m->keys2[h] != key2))
-        h = (h + 1) & (m->cap - 1);
-    if (m->keys[h] == NULL)
-        m->count++;
-    m->keys[h] = key;
-    m->keys2[h] = key2;
-    m->vals[h] = v;
+    size_t h = hash_ptr(key, t->cap);
+    MemoSlot *e = &t->slots[h];
+    while (e->gen == t->gen && (e->key != key || e->key2 != key2)) {
+        h = (h + 1) & (t->cap - 1);
+        e = &t->slots[h];
+    }
+    if (e->gen != t->gen)
+        t->count++;
+    e->key = key;
+    e->key2 = key2;
+    e->val = v;
+    e->gen = t->gen;
 }
 
 static VL_NORETURN void mismatch(Walk *w, Value a, Value b)
@@ -226,7 +283,10 @@ Value vl_walk_map(VladState *S, Value v, WalkLeaf leaf, void *ud)
     w.S = S;
     w.leaf = leaf;
     w.ud = ud;
-    return walk(&w, v, v);
+    memo_open(S, &w.memo);
+    Value r = walk(&w, v, v);
+    memo_close(S, &w.memo);
+    return r;
 }
 
 Value vl_walk_zip(VladState *S, Value a, Value b, WalkLeaf leaf, void *ud,
@@ -242,5 +302,8 @@ Value vl_walk_zip(VladState *S, Value a, Value b, WalkLeaf leaf, void *ud,
     w.what = what;
     w.whole_a = a;
     w.whole_b = b;
-    return walk(&w, a, b);
+    memo_open(S, &w.memo);
+    Value r = walk(&w, a, b);
+    memo_close(S, &w.memo);
+    return r;
 }
