@@ -29,9 +29,16 @@
  * vl_expand_toplevel, which is the only entry point; nothing escapes it.
  * Recursion follows the nesting of the source, with small frames; long
  * lists (arguments, bindings, clauses, list elements) are handled by loops.
+ * Every recursive function over expressions, patterns or the AST checks
+ * the C stack guard (parser/cstack.h) and stops with "... nested too
+ * deeply" (VL_EXPAND_TOO_DEEP) before the stack is exhausted.  Quoted
+ * data are checked by a loop with an explicit stack: any depth the reader
+ * accepts works.
  */
 #include "config.h"
 #include "parser/expand.h"
+
+#include "parser/cstack.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -73,6 +80,10 @@ static const char *const keyword_names[K_COUNT] = {
 typedef struct Ctx {
     Symbol *kw[K_COUNT];  /* the keyword symbols, indexed by Keyword */
     VlDiag *diag;         /* the error being reported */
+    int too_deep;         /* the error is the C stack guard's */
+    VlCStack *cs;         /* the C stack guard */
+    int depth;            /* guarded recursive calls active */
+    int in_pattern;       /* pattern calls active within one pattern */
     jmp_buf fail;         /* where 'fail' jumps to */
 } Ctx;
 
@@ -125,6 +136,18 @@ static _Noreturn void fail(Ctx *c, SrcPos pos, const char *fmt, ...)
     dg->next = NULL;
     c->diag = dg;
     longjmp(c->fail, 1);
+}
+
+/* Stop when the C stack is nearly exhausted, at the form at 'pos' ('what':
+   "expression", or "pattern" when a pattern's own nesting is the deep
+   part). */
+static void check_stack(Ctx *c, SrcPos pos, const char *what)
+{
+    if (vl_cstack_exhausted(c->cs)) {
+        c->too_deep = 1;
+        fail(c, pos, "%s nested too deeply (the C stack is exhausted at "
+             "depth %d)", what, c->depth);
+    }
 }
 
 static const char *show(const Datum *d)
@@ -195,12 +218,19 @@ static const Env *env_push(const Ctx *c, const Env *env, Symbol *s)
 }
 
 /* 'env' extended by the variables of pattern 'p'. */
-static const Env *env_push_pattern(const Ctx *c, const Env *env,
+static const Env *env_push_subpattern(Ctx *c, const Env *env,
+                                      const Pattern *p, int level)
+{
+    check_stack(c, p->pos, level > 0 ? "pattern" : "expression");
+    for (; p->kind == P_CONS; p = p->cdr)
+        env = env_push_subpattern(c, env, p->car, level + 1);
+    return p->kind == P_VAR ? env_push(c, env, p->var) : env;
+}
+
+static const Env *env_push_pattern(Ctx *c, const Env *env,
                                    const Pattern *p)
 {
-    for (; p->kind == P_CONS; p = p->cdr)
-        env = env_push_pattern(c, env, p->car);
-    return p->kind == P_VAR ? env_push(c, env, p->var) : env;
+    return env_push_subpattern(c, env, p, 0);
 }
 
 /* ===== Free-variable scan ===== */
@@ -208,6 +238,7 @@ static const Env *env_push_pattern(const Ctx *c, const Env *env,
 /* Finds the free occurrences of a set of target names in an AST,
    respecting shadowing by lambda, let and letrec binders. */
 typedef struct Scan {
+    Ctx *c;               /* for the C stack guard */
     Symbol **keys;        /* open-addressing table of the targets */
     int *slot;            /* target index of each key */
     uint32_t mask;        /* table size - 1 */
@@ -216,8 +247,9 @@ typedef struct Scan {
     bool *stop;           /* per target: stop at its first free use */
 } Scan;
 
-static void scan_init(Scan *s, Symbol **names, int n)
+static void scan_init(Ctx *c, Scan *s, Symbol **names, int n)
 {
+    s->c = c;
     uint32_t size = 4;
     while (size < 2u * (uint32_t)n)
         size *= 2;
@@ -252,12 +284,19 @@ static void scan_bind(Scan *s, const Symbol *sym, int delta)
         s->shadow[i] += delta;
 }
 
-static void scan_bind_pattern(Scan *s, const Pattern *p, int delta)
+static void scan_bind_subpattern(Scan *s, const Pattern *p, int delta,
+                                 int level)
 {
+    check_stack(s->c, p->pos, level > 0 ? "pattern" : "expression");
     for (; p->kind == P_CONS; p = p->cdr)
-        scan_bind_pattern(s, p->car, delta);
+        scan_bind_subpattern(s, p->car, delta, level + 1);
     if (p->kind == P_VAR)
         scan_bind(s, p->var, delta);
+}
+
+static void scan_bind_pattern(Scan *s, const Pattern *p, int delta)
+{
+    scan_bind_subpattern(s, p, delta, 0);
 }
 
 /* Mark the targets occurring free in 'a' as seen; return the first free
@@ -267,6 +306,7 @@ static void scan_bind_pattern(Scan *s, const Pattern *p, int delta)
 static Ast *scan(Scan *s, Ast *a)
 {
     Ast *r;
+    check_stack(s->c, a->pos, "expression");
     for (;;) {
         switch (a->kind) {
         case A_CONST:
@@ -337,25 +377,42 @@ static Ast *scan(Scan *s, Ast *a)
 
 /* ===== Quoted data and patterns ===== */
 
-/* Check that 'd' is a value: a number, boolean, () or pairs of those. */
+/* Check that 'd' is a value: a number, boolean, () or pairs of those.
+   Depth first, car before cdr (the first offending datum in the text is
+   reported), with an explicit stack of the cdrs still to check, so that
+   any depth works. */
 static void check_quoted(Ctx *c, const Datum *d)
 {
+    const Datum **todo = NULL;
+    size_t n = 0, cap = 0;
     for (;;) {
         switch (d->kind) {
         case D_NUM:
         case D_BOOL:
         case D_NIL:
-            return;
+            if (n == 0)
+                return;
+            d = todo[--n];
+            break;
         case D_SYM:
             fail(c, d->pos, "quote: symbol '%s' is not a value "
                  "(VLAD has no symbols as data)", d->u.sym->name);
         case D_STR:
             fail(c, d->pos, "quote: string %s is not a value "
                  "(VLAD has no strings as data)", show(d));
-        case D_PAIR:
-            check_quoted(c, car(d));
-            d = cdr(d);
+        case D_PAIR: {
+            const Datum *rest = cdr(d);
+            if (rest->kind == D_PAIR || rest->kind == D_SYM
+                || rest->kind == D_STR) {
+                if (n == cap) {
+                    cap = cap ? 2 * cap : 64;
+                    todo = vl_gc_realloc(todo, cap * sizeof *todo);
+                }
+                todo[n++] = rest;
+            }
+            d = car(d);
             break;
+        }
         }
     }
 }
@@ -424,7 +481,7 @@ static Pattern *pattern_list(Ctx *c, const char *who, VarSet *vs,
 
 /* The pattern written as 'd'; its variables are added to 'vs'.  Inside a
    pattern quote, cons, cons* and list are always the constructors. */
-static Pattern *pattern(Ctx *c, const char *who, VarSet *vs, Datum *d)
+static Pattern *pattern_datum(Ctx *c, const char *who, VarSet *vs, Datum *d)
 {
     switch (d->kind) {
     case D_SYM:
@@ -466,6 +523,17 @@ static Pattern *pattern(Ctx *c, const char *who, VarSet *vs, Datum *d)
     default:
         bad_pattern(c, d, PATTERN_FORMS);
     }
+}
+
+static Pattern *pattern(Ctx *c, const char *who, VarSet *vs, Datum *d)
+{
+    check_stack(c, d->pos, c->in_pattern > 0 ? "pattern" : "expression");
+    c->depth++;
+    c->in_pattern++;
+    Pattern *p = pattern_datum(c, who, vs, d);
+    c->in_pattern--;
+    c->depth--;
+    return p;
 }
 
 /* The parameter pattern of a procedure whose parameter list is 'params':
@@ -586,10 +654,10 @@ static void let_bindings(Ctx *c, const Env *env, Datum *bindings, int n,
 }
 
 /* Whether 'name' occurs free in one of 'xs[0..n-1]'. */
-static bool occurs_free(Symbol *name, Ast **xs, int n)
+static bool occurs_free(Ctx *c, Symbol *name, Ast **xs, int n)
 {
     Scan s;
-    scan_init(&s, &name, 1);
+    scan_init(c, &s, &name, 1);
     for (int i = 0; i < n; i++)
         scan(&s, xs[i]);
     return s.seen[0];
@@ -633,7 +701,7 @@ static NOINLINE Ast *expand_named_let(Ctx *c, const Env *env, Datum *form,
     names[0] = sym;
     lambdas[0] = vl_ast_lambda(form->pos, param, body, sym->name);
     Ast *self = vl_ast_var(name->pos, sym);
-    if (occurs_free(sym, args, nargs)) {
+    if (occurs_free(c, sym, args, nargs)) {
         /* ((letrec ((name (lambda ...))) name) init ...) */
         Ast *proc = vl_ast_letrec(form->pos, 1, names, lambdas, self);
         return vl_ast_app(form->pos, proc, nargs, args);
@@ -830,7 +898,7 @@ static NOINLINE Ast *expand_cons(Ctx *c, const Env *env, Datum *form, int len)
 }
 
 /* The expression 'd' in the scope 'env'. */
-static Ast *expand(Ctx *c, const Env *env, Datum *d)
+static Ast *expand_datum(Ctx *c, const Env *env, Datum *d)
 {
     switch (d->kind) {
     case D_NUM:
@@ -889,6 +957,15 @@ static Ast *expand(Ctx *c, const Env *env, Datum *d)
     return expand_app(c, env, d, len);
 }
 
+static Ast *expand(Ctx *c, const Env *env, Datum *d)
+{
+    check_stack(c, d->pos, "expression");
+    c->depth++;
+    Ast *a = expand_datum(c, env, d);
+    c->depth--;
+    return a;
+}
+
 /* ===== Definitions and bodies ===== */
 
 /* Check the shape of the definition 'form' and return the symbol datum
@@ -920,6 +997,7 @@ static Datum *define_name(Ctx *c, Datum *form)
 static Ast *define_lambda(Ctx *c, const Env *env, Datum *form,
                           Datum **levels, int i)
 {
+    check_stack(c, levels[i]->pos, "expression");
     Pattern *p = params_pattern(c, "define", cdr(levels[i]));
     const Env *inner = env_push_pattern(c, env, p);
     Ast *body = i == 0
@@ -984,7 +1062,7 @@ static NOINLINE Ast *assemble_body(Ctx *c, Def *defs, int n, Ast *body)
         nproc += defs[i].proc;
     }
     Scan s;
-    scan_init(&s, names, n);
+    scan_init(c, &s, names, n);
 
     /* The group follows the last value definition its lambdas use. */
     for (int i = 0; i < n; i++)
@@ -1116,18 +1194,24 @@ static void expand_top(Ctx *c, Datum *form, TopForm *out)
 }
 
 VlExpandStatus vl_expand_toplevel(VlSymtab *syms, Datum *form,
-                                  TopForm *out, VlDiag **diag)
+                                  TopForm *out, VlDiag **diag, VlCStack *cs)
 {
     /* In the heap, so that nothing 'fail' changes lives in a local of
        this frame across the longjmp. */
     Ctx *c = vl_gc_alloc(sizeof *c);
+    VlCStack own;
+    if (cs == NULL) {
+        vl_cstack_enter(&own);
+        cs = &own;
+    }
+    c->cs = cs;
     for (int k = 1; k < K_COUNT; k++)
         c->kw[k] = vl_symbol_intern_c(syms, keyword_names[k]);
     *diag = NULL;
     if (setjmp(c->fail) != 0) {
         memset(out, 0, sizeof *out);
         *diag = c->diag;
-        return VL_EXPAND_ERROR;
+        return c->too_deep ? VL_EXPAND_TOO_DEEP : VL_EXPAND_ERROR;
     }
     expand_top(c, form, out);
     return VL_EXPAND_OK;

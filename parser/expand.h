@@ -11,13 +11,15 @@
  * Keywords (quote lambda let let* letrec if cond else and or cons cons* list
  * define include) are recognised by name unless a local binding of the same
  * name is in scope, in which case the name is an ordinary variable there.
- * Global names are never resolved here.
+ * Global names are never resolved here.  Code nested too deeply for the C
+ * stack is VL_EXPAND_TOO_DEEP, with a diagnostic like any other.
  */
 #ifndef VL_EXPAND_H
 #define VL_EXPAND_H
 
 #include "parser/ast.h"
 #include "parser/read.h"
+#include "parser/cstack.h"
 
 typedef enum TopKind {
     TOP_EXPR,             /* evaluate 'expr' and print its value */
@@ -33,9 +35,16 @@ typedef struct TopForm {
     const char *include_name;  /* TOP_INCLUDE: the string as written */
 } TopForm;
 
-typedef enum VlExpandStatus { VL_EXPAND_OK = 0, VL_EXPAND_ERROR } VlExpandStatus;
+typedef enum VlExpandStatus {
+    VL_EXPAND_OK = 0,
+    VL_EXPAND_ERROR,      /* a malformed form */
+    VL_EXPAND_TOO_DEEP    /* nested too deeply for the C stack */
+} VlExpandStatus;
 
+/* 'cs': the C stack guard of the caller's entry point (parser/cstack.h);
+   NULL: the call of vl_expand_toplevel is the entry point. */
 VL_INTERNAL VlExpandStatus vl_expand_toplevel(VlSymtab *syms, Datum *form,
-                                              TopForm *out, VlDiag **diag);
+                                              TopForm *out, VlDiag **diag,
+                                              VlCStack *cs);
 
 #endif

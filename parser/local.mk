@@ -15,6 +15,7 @@ libvlad_core_la_SOURCES += \
 	%reldir%/read.c %reldir%/read.h \
 	%reldir%/ast.c %reldir%/ast.h \
 	%reldir%/expand.c %reldir%/expand.h \
+	%reldir%/cstack.c %reldir%/cstack.h \
 	%reldir%/scanner.h \
 	%reldir%/parser.y \
 	%reldir%/lexer.l

@@ -498,6 +498,17 @@ int vl_ad_binary_fast(VladState *S, int op, Value a, Value b, Value *out)
     return 1;
 }
 
+/* The general cases of vl_ad_binary and vl_ad_unary recurse on the C
+   stack once per level of nested perturbations (an operand whose primal
+   and tangent carry inner tags): stop cleanly before the stack ends. */
+static void check_stack(VladState *S)
+{
+    if (VL_UNLIKELY(vl_cstack_exhausted(&S->cstack)))
+        vl_except_runtime(S, VLAD_ERR_MEMORY, "derivatives nested too "
+                          "deeply (the C stack is exhausted at depth %zu)",
+                          S->nad);
+}
+
 Value vl_ad_binary(VladState *S, int op, Value a, Value b)
 {
     if (a.tag == VT_NUM && b.tag == VT_NUM)
@@ -505,6 +516,7 @@ Value vl_ad_binary(VladState *S, int op, Value a, Value b)
     Value r;
     if (vl_ad_binary_fast(S, op, a, b, &r))
         return r;
+    check_stack(S);
     int is_a, is_b;
     int64_t t = pick_tag(S, a, b, &is_a, &is_b);
     int reverse = (is_a ? a : b).tag == VT_TAPE;
@@ -617,6 +629,7 @@ Value vl_ad_unary(VladState *S, int op, Value a)
                          : compact_node(S, f, y, index_of(a), d,
                                         VL_TAPE_NONE, 0);
     }
+    check_stack(S);
     t = tag_of(a);
     int reverse = a.tag == VT_TAPE;
     Value ap = primal_at(a, 1);

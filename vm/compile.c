@@ -19,6 +19,12 @@
  * compiled as inline operations; the VM defers to the user's binding if the
  * name is redefined later (vm/opcodes.h).
  *
+ * The compiler recurses on the C stack over the nesting of expressions,
+ * patterns and lambdas; 'expr', 'bind_pattern' and 'resolve' check the C
+ * stack guard of the state (parser/cstack.h) and stop with "expression
+ * nested too deeply" before it is exhausted.  Quoted constants are built
+ * by a loop with an explicit stack, so they may be nested to any depth.
+ *
  * After code generation a backward pass (all jumps go forward, so one pass
  * suffices) computes, for every instruction that can call VLAD code, the
  * registers live after it returns: a captured frame keeps only those.
@@ -64,6 +70,8 @@ typedef struct FuncState {
     int freereg;
     int maxreg;
     SrcPos pos;             /* position of the node being compiled */
+    int depth;              /* expressions being compiled, counting those
+                               of enclosing lambdas */
 } FuncState;
 
 /* ===== Growing arrays ===== */
@@ -153,43 +161,73 @@ static void bind_var(FuncState *fs, Symbol *name, int reg)
     fs->nvars++;
 }
 
+/* ===== The C stack guard ===== */
+
+/* Stop when the C stack is nearly exhausted (parser/cstack.h), at the
+   node being compiled ('what': "expression", "pattern"). */
+static void check_stack(FuncState *fs, SrcPos pos, const char *what)
+{
+    if (vl_cstack_exhausted(&fs->S->cstack))
+        vl_except_at(fs->S, VLAD_ERR_MEMORY, pos, "%s nested too deeply "
+                     "(the C stack is exhausted at depth %d)", what,
+                     fs->depth);
+}
+
 /* ===== Constants ===== */
+
+/* A datum still to convert and the slot its value goes to. */
+typedef struct DatumWork {
+    const Datum *d;
+    Value *dest;
+} DatumWork;
 
 Value vl_compile_datum_value(VladState *S, const Datum *d)
 {
-    switch (d->kind) {
-    case D_NUM:
-        return vl_num(d->u.num);
-    case D_BOOL:
-        return vl_bool(d->u.boolean);
-    case D_NIL:
-        return NIL_VAL;
-    case D_PAIR: {
-        /* iterative along the cdr chain, recursive in the car */
-        Value head = NIL_VAL;
-        Pair *last = NULL;
-        const Datum *p = d;
-        while (p->kind == D_PAIR) {
+    /* depth first, car before cdr, with an explicit stack of the cdrs
+       still to convert: any depth works */
+    Value root = NIL_VAL;
+    Value *dest = &root;
+    DatumWork *todo = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        switch (d->kind) {
+        case D_NUM:
+            *dest = vl_num(d->u.num);
+            break;
+        case D_BOOL:
+            *dest = vl_bool(d->u.boolean);
+            break;
+        case D_NIL:
+            *dest = NIL_VAL;
+            break;
+        case D_PAIR: {
             Pair *cell = vl_gc_alloc(sizeof *cell);
-            cell->car = vl_compile_datum_value(S, p->u.pair.car);
+            cell->car = NIL_VAL;
             cell->cdr = NIL_VAL;
-            Value cv = vl_obj(VT_PAIR, cell);
-            if (last == NULL)
-                head = cv;
-            else
-                last->cdr = cv;
-            last = cell;
-            p = p->u.pair.cdr;
+            *dest = vl_obj(VT_PAIR, cell);
+            if (d->u.pair.cdr->kind != D_NIL) {
+                if (n == cap) {
+                    cap = cap ? 2 * cap : 64;
+                    todo = vl_gc_realloc(todo, cap * sizeof *todo);
+                }
+                todo[n].d = d->u.pair.cdr;
+                todo[n++].dest = &cell->cdr;
+            }
+            d = d->u.pair.car;
+            dest = &cell->car;
+            continue;
         }
-        last->cdr = vl_compile_datum_value(S, p);
-        return head;
+        case D_SYM:
+        case D_STR:
+            vl_except_at(S, VLAD_ERR_SYNTAX, d->pos, "quoted data may hold "
+                         "only numbers, booleans and lists");
+        }
+        if (n == 0)
+            return root;
+        n--;
+        d = todo[n].d;
+        dest = todo[n].dest;
     }
-    case D_SYM:
-    case D_STR:
-        break;
-    }
-    vl_except_at(S, VLAD_ERR_SYNTAX, d->pos,
-                 "quoted data may hold only numbers, booleans and lists");
 }
 
 /* ===== Variable resolution ===== */
@@ -204,6 +242,7 @@ typedef struct VarRef {
 static VarRef resolve(FuncState *fs, Symbol *name)
 {
     VarRef r;
+    check_stack(fs, fs->pos, "expression");
     for (int i = fs->nvars - 1; i >= 0; i--)
         if (fs->vars[i].name == name) {
             r.kind = V_LOCAL;
@@ -497,9 +536,11 @@ static int add_match(FuncState *fs, Pattern *whole, int root)
 
 /* Match R[src] against 'p', binding its variables (in registers that stay
    allocated until the scope ends). */
-static void bind_pattern(FuncState *fs, Pattern *p, int src, int minfo)
+static void bind_subpattern(FuncState *fs, Pattern *p, int src, int minfo,
+                            int level)
 {
     fs->pos = p->pos;
+    check_stack(fs, p->pos, level > 0 ? "pattern" : "expression");
     switch (p->kind) {
     case P_VAR:
         bind_var(fs, p->var, src);
@@ -513,11 +554,16 @@ static void bind_pattern(FuncState *fs, Pattern *p, int src, int minfo)
         int t = alloc_reg(fs);
         alloc_reg(fs);
         emit(fs, OP_MATCHPAIR, 0, src, t, minfo);
-        bind_pattern(fs, p->car, t, minfo);
-        bind_pattern(fs, p->cdr, t + 1, minfo);
+        bind_subpattern(fs, p->car, t, minfo, level + 1);
+        bind_subpattern(fs, p->cdr, t + 1, minfo, level + 1);
         break;
     }
     }
+}
+
+static void bind_pattern(FuncState *fs, Pattern *p, int src, int minfo)
+{
+    bind_subpattern(fs, p, src, minfo, 0);
 }
 
 /* Number of variables if 'p' is (cons* v1 ... vn) of distinct variables
@@ -594,7 +640,7 @@ static void letrec_form(FuncState *fs, Ast *e, int dest, int tail)
 
 /* ===== Expressions ===== */
 
-static void expr(FuncState *fs, Ast *e, int dest, int tail)
+static void expr_node(FuncState *fs, Ast *e, int dest, int tail)
 {
     fs->pos = e->pos;
     switch (e->kind) {
@@ -687,6 +733,14 @@ static void expr(FuncState *fs, Ast *e, int dest, int tail)
     }
     if (tail)
         emit_return_reg(fs, dest);
+}
+
+static void expr(FuncState *fs, Ast *e, int dest, int tail)
+{
+    check_stack(fs, e->pos, "expression");
+    fs->depth++;
+    expr_node(fs, e, dest, tail);
+    fs->depth--;
 }
 
 /* ===== Liveness ===== */
@@ -910,6 +964,7 @@ static Proto *compile_lambda(FuncState *parent, Ast *lam, Symbol *self)
     FuncState fs;
     init_fs(&fs, parent, parent->S, parent->prelude, lam->pos);
     fs.self_name = self;
+    fs.depth = parent->depth;
     Pattern *param = lam->u.lambda.param;
     int nparams = tuple_arity(param);
     if (nparams > 1) {

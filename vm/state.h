@@ -12,6 +12,13 @@
  * name, so user definitions shadow the prelude without changing what the
  * prelude's own code calls.
  *
+ * C stack.  The expander and the compiler recurse on the C stack over the
+ * nesting of the program's code; 'cstack' is entered by every protected
+ * call of the API (vm/toplevel.c run_protected) and bounds that recursion
+ * with a clean error (doc/hardening.md, section 3).  Everything else that
+ * follows the nesting of data (the walker, equality, printing, quoted
+ * constants) uses loops and explicit stacks in the heap.
+ *
  * Steps.  'steps' is the number of steps taken since the state was opened.
  * While the VM runs it keeps a down-counter 'fuel' in a register; the true
  * count is then 'fuel_anchor - fuel'.  'fuel_anchor' is the next step count
@@ -26,6 +33,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include "vm/object.h"
+#include "parser/cstack.h"
 #include "include/vlad.h"
 
 /* One active step limit. */
@@ -97,6 +105,9 @@ struct VladState {
     uint64_t tape_bytes;            /* bytes allocated for tapes so far */
 
     Protect *protect;               /* innermost protected call */
+    VlCStack cstack;                /* the C stack guard of the current
+                                       API call (parser/cstack.h): the
+                                       expander and the compiler check it */
     VladError err;                  /* last error (strings in GC memory) */
     int in_prelude;                 /* compiling the prelude */
 

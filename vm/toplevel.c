@@ -265,9 +265,12 @@ static void run_text(VladState *S, RunCtx *ctx)
     for (Datum *d = forms; d->kind == D_PAIR; d = d->u.pair.cdr) {
         TopForm f;
         VlDiag *diag = NULL;
-        if (vl_expand_toplevel(S->syms, d->u.pair.car, &f, &diag)
-            != VL_EXPAND_OK)
-            vl_except_at(S, VLAD_ERR_SYNTAX, diag->pos, "%s", diag->message);
+        VlExpandStatus es = vl_expand_toplevel(S->syms, d->u.pair.car, &f,
+                                               &diag, &S->cstack);
+        if (es != VL_EXPAND_OK)
+            vl_except_at(S, es == VL_EXPAND_TOO_DEEP ? VLAD_ERR_MEMORY
+                                                     : VLAD_ERR_SYNTAX,
+                         diag->pos, "%s", diag->message);
         if (f.kind == TOP_INCLUDE)
             include_file(S, &f, ctx);
         else
@@ -341,6 +344,7 @@ static VladStatus run_protected(VladState *S,
     S->last_seconds = 0;
     S->err.status = VLAD_OK;
     S->ninclude_stack = 0;
+    vl_cstack_enter(&S->cstack);
     vl_gc_set_max_heap(S->heap_limit);
     VladStatus st = vl_except_protect(S, job, ud);
     vl_gc_set_max_heap(0);
@@ -411,6 +415,7 @@ VladState *vl_toplevel_open(const VladConfig *config)
     VladState *S = vl_gc_alloc_uncollectable(sizeof *S);
     if (S == NULL)
         return NULL;
+    vl_cstack_enter(&S->cstack);
     if (config != NULL)
         S->config = *config;
     S->max_stack = VL_MAX_STACK;

@@ -5,6 +5,8 @@
 #include "config.h"
 #include "vm/value.h"
 
+#include <string.h>
+
 #include "vm/ad.h"
 #include "vm/object.h"
 
@@ -20,27 +22,49 @@ double vl_value_primal(Value v)
     return v.tag == VT_TAPE ? vl_tape_primal(v) : v.as.num;
 }
 
+/* Depth first, car before cdr, with the cdrs still to compare on an
+   explicit stack (a few on the C stack, then in GC memory): any depth. */
 int vl_value_equal(Value a, Value b)
 {
+    Value local[2 * 16];
+    Value *todo = local;
+    size_t n = 0, cap = 16;
     for (;;) {
-        if (IS_REAL(a) && IS_REAL(b))
-            return vl_value_primal(a) == vl_value_primal(b);
-        if (a.tag != b.tag)
-            return 0;
-        switch ((ValueTag)a.tag) {
-        case VT_NIL:
-            return 1;
-        case VT_BOOL:
-            return a.as.boolean == b.as.boolean;
-        case VT_PAIR:
-            if (!vl_value_equal(AS_PAIR(a)->car, AS_PAIR(b)->car))
-                return 0;
-            a = AS_PAIR(a)->cdr;
-            b = AS_PAIR(b)->cdr;
+        int same;
+        if (IS_REAL(a) && IS_REAL(b)) {
+            same = vl_value_primal(a) == vl_value_primal(b);
+        } else if (a.tag != b.tag) {
+            same = 0;
+        } else if (a.tag == VT_PAIR) {
+            Value da = AS_PAIR(a)->cdr, db = AS_PAIR(b)->cdr;
+            if (!IS_NIL(da) || !IS_NIL(db)) {
+                if (n == cap) {
+                    Value *t = vl_gc_alloc(4 * cap * sizeof *t);
+                    memcpy(t, todo, 2 * n * sizeof *t);
+                    todo = t;
+                    cap *= 2;
+                }
+                todo[2 * n] = da;
+                todo[2 * n + 1] = db;
+                n++;
+            }
+            a = AS_PAIR(a)->car;
+            b = AS_PAIR(b)->car;
             continue;
-        default:
-            return a.as.ptr == b.as.ptr;
+        } else if (a.tag == VT_NIL) {
+            same = 1;
+        } else if (a.tag == VT_BOOL) {
+            same = a.as.boolean == b.as.boolean;
+        } else {
+            same = a.as.ptr == b.as.ptr;
         }
+        if (!same)
+            return 0;
+        if (n == 0)
+            return 1;
+        n--;
+        a = todo[2 * n];
+        b = todo[2 * n + 1];
     }
 }
 

@@ -1,11 +1,15 @@
 /*
  * vm/walk.c -- the generic walker over values (see vm/walk.h)
  *
- * Recursive in cars, captured values and frame registers, iterative along
- * cdr chains, so long lists need no deep C recursion.  The memo table is an
- * open-addressing hash table in pointer-free GC memory, keyed by object
- * address, kept by the state from one walk to the next (entries of older
- * walks are told apart by a generation number, so nothing is cleared).
+ * Iterative: an explicit stack of pending visits in GC memory stands for
+ * the recursion into cars, cdrs, captured values and frame registers, so
+ * values nested to any depth (in their cars as well as their cdrs) need no
+ * C recursion.  The order of visits is exactly that of the recursive
+ * definition (depth first, car before cdr, memo entry before children).
+ * The memo table is an open-addressing hash table in pointer-free GC
+ * memory, keyed by object address, kept by the state from one walk to the
+ * next (entries of older walks are told apart by a generation number, so
+ * nothing is cleared).
  */
 #include "config.h"
 #include "vm/walk.h"
@@ -145,9 +149,45 @@ static VL_NORETURN void mismatch(Walk *w, Value a, Value b)
                       vl_print_to_string(S, w->whole_a, 120));
 }
 
-static Value walk(Walk *w, Value a, Value b);
+/* One pending visit: walk a (and b in a zip) and store the result in
+   'dest' (a Value slot, or with 'closure' set a Closure * slot of a
+   captured frame). */
+typedef struct Item {
+    Value a, b;
+    void *dest;
+    int closure;
+} Item;
 
-static Value walk_closure(Walk *w, Value a, Value b)
+/* The explicit stack of pending visits (GC memory: it holds the only
+   references to parts of the new value until they are stored). */
+typedef struct Todo {
+    Item *items;
+    size_t n, cap;
+} Todo;
+
+static void push(Todo *t, Value a, Value b, void *dest, int closure)
+{
+    if (t->n == t->cap) {
+        t->cap = t->cap ? 2 * t->cap : 64;
+        t->items = vl_gc_realloc(t->items, t->cap * sizeof *t->items);
+    }
+    Item *it = &t->items[t->n++];
+    it->a = a;
+    it->b = b;
+    it->dest = dest;
+    it->closure = closure;
+}
+
+static void store(const Item *it, Value v)
+{
+    if (it->closure)
+        *(Closure **)it->dest = AS_CLOSURE(v);
+    else
+        *(Value *)it->dest = v;
+}
+
+/* The children of a closure, pushed so that they are visited in order. */
+static Value open_closure(Walk *w, Todo *t, Value a, Value b)
 {
     Closure *ca = AS_CLOSURE(a);
     if (w->zip && (!IS_CLOSURE(b) || AS_CLOSURE(b)->proto != ca->proto))
@@ -158,8 +198,8 @@ static Value walk_closure(Walk *w, Value a, Value b)
     nc->proto = ca->proto;
     Value r = vl_obj(VT_CLOSURE, nc);
     memo_put(&w->memo, ca, cb, r);
-    for (uint16_t k = 0; k < n; k++)
-        nc->free[k] = walk(w, ca->free[k], cb->free[k]);
+    for (uint16_t k = n; k-- > 0;)
+        push(t, ca->free[k], cb->free[k], &nc->free[k], 0);
     return r;
 }
 
@@ -174,7 +214,10 @@ static int same_frames(const Checkpoint *x, const Checkpoint *y)
     return 1;
 }
 
-static Value walk_checkpoint(Walk *w, Value a, Value b)
+/* The children of a checkpoint: the result of a finished one; else the
+   callee, the argument, the closure of every frame and the live values
+   (raw bookkeeping kept as it is), visited in that order. */
+static Value open_checkpoint(Walk *w, Todo *t, Value a, Value b)
 {
     Checkpoint *ka = AS_CKPT(a);
     if (w->zip && (!IS_CKPT(b) || !same_frames(ka, AS_CKPT(b))))
@@ -185,95 +228,108 @@ static Value walk_checkpoint(Walk *w, Value a, Value b)
     Value r = vl_obj(VT_CKPT, nk);
     memo_put(&w->memo, ka, kb, r);
     if (ka->finished) {
-        nk->result = walk(w, ka->result, kb->result);
+        push(t, ka->result, kb->result, &nk->result, 0);
         return r;
     }
-    nk->callee = walk(w, ka->callee, kb->callee);
-    nk->arg = walk(w, ka->arg, kb->arg);
     nk->frames = vl_gc_alloc((ka->nframes ? ka->nframes : 1)
                              * sizeof(CapFrame));
     size_t nvalues = 0;
     for (uint32_t f = 0; f < ka->nframes; f++) {
         nk->frames[f] = ka->frames[f];
-        Value c = walk(w, vl_obj(VT_CLOSURE, ka->frames[f].closure),
-                       vl_obj(VT_CLOSURE, kb->frames[f].closure));
-        nk->frames[f].closure = AS_CLOSURE(c);
         nvalues += ka->frames[f].nlive;
     }
     nk->values = vl_gc_alloc((nvalues ? nvalues : 1) * sizeof(Value));
-    for (size_t j = 0; j < nvalues; j++) {
+    for (size_t j = nvalues; j-- > 0;) {
         Value x = ka->values[j];
-        nk->values[j] = x.tag == VT_RAW || x.tag == VT_UNDEF
-                        ? x : walk(w, x, kb->values[j]);
+        if (x.tag == VT_RAW || x.tag == VT_UNDEF)
+            nk->values[j] = x;
+        else
+            push(t, x, kb->values[j], &nk->values[j], 0);
     }
+    for (uint32_t f = ka->nframes; f-- > 0;)
+        push(t, vl_obj(VT_CLOSURE, ka->frames[f].closure),
+             vl_obj(VT_CLOSURE, kb->frames[f].closure),
+             &nk->frames[f].closure, 1);
+    push(t, ka->arg, kb->arg, &nk->arg, 0);
+    push(t, ka->callee, kb->callee, &nk->callee, 0);
     return r;
 }
 
+/* Depth first, car before cdr, each object's memo entry made before its
+   children are visited: leaves are visited in the order of the recursive
+   definition (their callbacks number tape nodes and seed tangents, so the
+   order matters), with an explicit stack instead of the C stack. */
 static Value walk(Walk *w, Value a, Value b)
 {
-    switch ((ValueTag)a.tag) {
-    case VT_NUM:
-    case VT_DUAL:
-    case VT_TAPE:
-        if (w->zip && !IS_REAL(b))
-            mismatch(w, a, b);
-        return w->leaf(w->S, a, b, w->ud);
-    case VT_RAW:
-        /* bookkeeping of control frames (tags, step counts, tapes, logs):
-           it differs between two runs of the same computation */
-        if (w->zip && a.tag != b.tag)
-            mismatch(w, a, b);
-        return a;
-    case VT_NIL:
-    case VT_BOOL:
-    case VT_PRIM:
-    case VT_UNDEF:
-        if (w->zip && (a.tag != b.tag || a.as.i != b.as.i))
-            mismatch(w, a, b);
-        return a;
-    case VT_CLOSURE:
-    case VT_CKPT: {
-        Value *m = memo_find(&w->memo, a.as.obj,
-                             w->zip && b.tag == a.tag ? b.as.obj : a.as.obj);
-        if (m != NULL)
-            return *m;
-        return a.tag == VT_CLOSURE ? walk_closure(w, a, b)
-                                   : walk_checkpoint(w, a, b);
-    }
-    case VT_PAIR:
-        break;
-    }
-    /* a chain of pairs: iterate along the cdrs */
-    Value head = NIL_VAL;
-    Pair *last = NULL;
-    while (IS_PAIR(a)) {
-        Value *m = memo_find(&w->memo, a.as.obj,
-                             w->zip && IS_PAIR(b) ? b.as.obj : a.as.obj);
-        if (m != NULL) {
-            if (last == NULL)
-                return *m;
-            last->cdr = *m;
-            return head;
+    Value root = NIL_VAL;
+    Todo t = {NULL, 0, 0};
+    push(&t, a, b, &root, 0);
+    while (t.n > 0) {
+        Item it = t.items[--t.n];
+        a = it.a;
+        b = it.b;
+        Value r;
+        switch ((ValueTag)a.tag) {
+        case VT_NUM:
+        case VT_DUAL:
+        case VT_TAPE:
+            if (w->zip && !IS_REAL(b))
+                mismatch(w, a, b);
+            r = w->leaf(w->S, a, b, w->ud);
+            break;
+        case VT_RAW:
+            /* bookkeeping of control frames (tags, step counts, tapes,
+               logs): it differs between two runs of the same computation */
+            if (w->zip && a.tag != b.tag)
+                mismatch(w, a, b);
+            r = a;
+            break;
+        case VT_NIL:
+        case VT_BOOL:
+        case VT_PRIM:
+        case VT_UNDEF:
+            if (w->zip && (a.tag != b.tag || a.as.i != b.as.i))
+                mismatch(w, a, b);
+            r = a;
+            break;
+        case VT_CLOSURE:
+        case VT_CKPT:
+        case VT_PAIR: {
+            Value *m = memo_find(&w->memo, a.as.obj,
+                                 w->zip && b.tag == a.tag ? b.as.obj
+                                                          : a.as.obj);
+            if (m != NULL) {
+                r = *m;
+                break;
+            }
+            if (a.tag == VT_CLOSURE) {
+                r = open_closure(w, &t, a, b);
+                break;
+            }
+            if (a.tag == VT_CKPT) {
+                r = open_checkpoint(w, &t, a, b);
+                break;
+            }
+            if (w->zip && !IS_PAIR(b))
+                mismatch(w, a, b);
+            Pair *pa = AS_PAIR(a);
+            Pair *pb = w->zip ? AS_PAIR(b) : pa;
+            Pair *np = vl_gc_alloc(sizeof *np);
+            np->car = NIL_VAL;
+            np->cdr = NIL_VAL;
+            r = vl_obj(VT_PAIR, np);
+            memo_put(&w->memo, pa, pb, r);
+            push(&t, pa->cdr, pb->cdr, &np->cdr, 0);
+            push(&t, pa->car, pb->car, &np->car, 0);
+            break;
         }
-        if (w->zip && !IS_PAIR(b))
-            mismatch(w, a, b);
-        Pair *pa = AS_PAIR(a);
-        Pair *pb = w->zip ? AS_PAIR(b) : pa;
-        Pair *np = vl_gc_alloc(sizeof *np);
-        Value nv = vl_obj(VT_PAIR, np);
-        memo_put(&w->memo, pa, pb, nv);
-        np->car = walk(w, pa->car, pb->car);
-        np->cdr = NIL_VAL;
-        if (last == NULL)
-            head = nv;
-        else
-            last->cdr = nv;
-        last = np;
-        a = pa->cdr;
-        b = pb->cdr;
+        default:
+            r = a;
+            break;
+        }
+        store(&it, r);
     }
-    last->cdr = walk(w, a, b);
-    return head;
+    return root;
 }
 
 Value vl_walk_map(VladState *S, Value v, WalkLeaf leaf, void *ud)

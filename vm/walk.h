@@ -10,7 +10,9 @@
  * table keyed by the object's address).  Booleans, the empty list and
  * primitives are kept as they are; in a zip they must be identical in both
  * values.  Bundling, unbundling, tapifying and cotangent extraction (vm/ad.c)
- * all use it.
+ * all use it.  It uses no C recursion (any depth of nesting works) and
+ * visits the leaves depth first, car before cdr, in a fixed order that
+ * the callbacks may rely on (tape numbering, seeding).
  */
 #ifndef VL_WALK_H
 #define VL_WALK_H

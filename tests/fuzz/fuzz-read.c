@@ -69,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 fail("vl_datum_to_string returned NULL");
             TopForm f;
             VlDiag *diag = NULL;
-            if (vl_expand_toplevel(syms, d->u.pair.car, &f, &diag)
+            if (vl_expand_toplevel(syms, d->u.pair.car, &f, &diag, NULL)
                 != VL_EXPAND_OK)
                 check_diags(diag, "expansion error without a diagnostic");
         }

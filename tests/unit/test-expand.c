@@ -373,7 +373,7 @@ static void ok(int cond, const char *what, const char *detail)
 /* Expand 'src' and return the status; '*t' and '*dg' get the results. */
 static VlExpandStatus run(const char *src, TopForm *t, VlDiag **dg)
 {
-    return vl_expand_toplevel(syms, read1(src), t, dg);
+    return vl_expand_toplevel(syms, read1(src), t, dg, NULL);
 }
 
 /* 'src' expands to the printed form 'want'. */
@@ -849,7 +849,7 @@ static void test_positions(void)
 
 static int run_datum_ok(Datum *d, TopForm *t, VlDiag **dg)
 {
-    return vl_expand_toplevel(syms, d, t, dg) == VL_EXPAND_OK;
+    return vl_expand_toplevel(syms, d, t, dg, NULL) == VL_EXPAND_OK;
 }
 
 /* Deep nesting and long lists must not exhaust the C stack. */
