@@ -99,8 +99,12 @@ void vl_session_write(void *userdata, const char *text, size_t len)
 }
 
 /* A procedure that takes n steps, to consume an interrupt left pending by
-   a Ctrl-C that came too late to stop the evaluation it was meant for
-   (libvlad keeps the request for the next evaluation). */
+   a Ctrl-C that came too late to stop the evaluation it was meant for.
+   libvlad drops a request that arrives during an evaluation which then
+   returns without polling it, but keeps one that arrives after the
+   evaluation returned (for the next one): a Ctrl-C between the return
+   and vl_signals_disarm.  The window is short but real, and the library
+   has no call to withdraw a request, so the CLI still spins it off. */
 static const char spin_source[] =
     "(lambda (n) (let loop ((i 0)) (if (< i n) (loop (+ i 1)) i)))";
 #define SPIN_STEPS 10000.0      /* > the interrupt poll interval, 4096 */

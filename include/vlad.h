@@ -6,10 +6,19 @@
  *
  * Model.  A VladState is one independent interpreter: its own global
  * environment, prelude, step counter and error record.  Several states may
- * exist in one process; each must be used by one thread at a time.
- * libvlad never prints (all output goes through the callbacks of
- * VladConfig), never calls exit() or abort(), and reports every failure
- * through a VladStatus return value plus vlad_last_error().
+ * exist in one process; each must be used by one thread at a time, but
+ * different states may run in different threads at once, and a state may
+ * pass from thread to thread.  libvlad registers the threads that call it
+ * with its garbage collector (and unregisters them when they exit): the
+ * host makes no collector calls.  libvlad never prints (all output goes
+ * through the callbacks of VladConfig), never calls exit() or abort(), and
+ * reports every failure through a VladStatus return value plus
+ * vlad_last_error().
+ *
+ * NULL pointers are never fatal: a function returning a status returns
+ * VLAD_ERR_ARGUMENT for a NULL state, string or array it needs; NULL
+ * output pointers are skipped; the other functions do nothing or give an
+ * empty result (0, "", the empty list).
  *
  * Values.  A VladValue is a 16-byte value passed by copy.  Values held in
  * C local variables are safe from the garbage collector (Boehm scans the C
@@ -57,9 +66,10 @@ typedef enum VladStatus {
     VLAD_ERR_ARGUMENT       /* a bad argument to an API function */
 } VladStatus;
 
-/* Details of the last failure of a state.  Valid until the next call that
-   evaluates code on the same state.  Test 'status' (or the status a call
-   returned) first: before the first failure the strings are NULL. */
+/* The outcome of the last call on a state that returned a VladStatus
+   (other than vlad_host_error): status VLAD_OK and every string "" after
+   a success and before the first call; never NULL strings.  Valid until
+   the next such call on the same state. */
 typedef struct VladError {
     VladStatus status;
     const char *message;    /* the message alone, no location */
@@ -126,12 +136,17 @@ VLAD_API VladStatus vlad_eval_string(VladState *S, const char *src,
 VLAD_API VladStatus vlad_eval_file(VladState *S, const char *path,
                                    VladValue *out);
 
-/* The last error of 'S' (status VLAD_OK if none).  [never fails] */
+/* The record of the last call of 'S' (status VLAD_OK if it succeeded);
+   for a NULL state a constant record of VLAD_ERR_ARGUMENT.  [never
+   fails] */
 VLAD_API const VladError *vlad_last_error(VladState *S);
 
 /* Request that the running evaluation stop soon (the request is checked
    every few thousand steps); callable from a signal handler or another
-   thread.  [never fails] */
+   thread.  A request made while the state is idle stops the next
+   evaluation at its first check; one that the evaluation it was made
+   during never checked (it returned first) is dropped when it returns.
+   [never fails] */
 VLAD_API void vlad_interrupt(VladState *S);
 
 /* Apply the procedure 'fn' to 'arg' as one top-level evaluation (step
@@ -200,7 +215,8 @@ typedef struct VladCpjStats {
 /* Statistics of the state. */
 typedef struct VladStats {
     int64_t steps_total;    /* steps taken since vlad_open */
-    int64_t steps_last;     /* steps of the last vlad_eval_* call */
+    int64_t steps_last;     /* steps of the last evaluating call, also
+                               when it failed */
     size_t heap_bytes;      /* current size of the GC heap */
     size_t heap_used_bytes; /* the part of it in use: live data, and the
                                garbage made since the last collection */

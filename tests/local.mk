@@ -474,7 +474,9 @@ VLAD_API_TESTS = \
 	%reldir%/api/test-api-host \
 	%reldir%/api/test-api-limits \
 	%reldir%/api/test-api-heap \
-	%reldir%/api/test-api-cycle
+	%reldir%/api/test-api-cycle \
+	%reldir%/api/test-api-threads \
+	%reldir%/api/test-api-args
 
 VLAD_EMBED_EXAMPLES = \
 	examples/embed/minimal \
@@ -514,6 +516,14 @@ VLAD_API_LINK = -no-install
 %canon_reldir%_api_test_api_cycle_CPPFLAGS = $(VLAD_API_INCLUDES)
 %canon_reldir%_api_test_api_cycle_LDADD = $(VLAD_API_LINKLIBS)
 %canon_reldir%_api_test_api_cycle_LDFLAGS = $(VLAD_API_LINK)
+%canon_reldir%_api_test_api_threads_SOURCES = %reldir%/api/test-api-threads.c %reldir%/api/apitest.h
+%canon_reldir%_api_test_api_threads_CPPFLAGS = $(VLAD_API_INCLUDES)
+%canon_reldir%_api_test_api_threads_LDADD = $(VLAD_API_LINKLIBS) -lpthread
+%canon_reldir%_api_test_api_threads_LDFLAGS = $(VLAD_API_LINK)
+%canon_reldir%_api_test_api_args_SOURCES = %reldir%/api/test-api-args.c %reldir%/api/apitest.h
+%canon_reldir%_api_test_api_args_CPPFLAGS = $(VLAD_API_INCLUDES)
+%canon_reldir%_api_test_api_args_LDADD = $(VLAD_API_LINKLIBS)
+%canon_reldir%_api_test_api_args_LDFLAGS = $(VLAD_API_LINK)
 
 examples_embed_minimal_SOURCES = examples/embed/minimal.c
 examples_embed_minimal_CPPFLAGS = $(VLAD_API_INCLUDES)

@@ -5,7 +5,12 @@
  * vm/apihost.c (host primitives), the only files that convert between
  * public and internal types (vm/apiconv.h).  Every entry point that runs
  * VLAD code goes through vl_toplevel_eval or another protected call, so
- * nothing longjmps out of libvlad.
+ * nothing longjmps out of libvlad; the others that allocate run under
+ * vl_except_protect too (an exhausted heap must not end the process).
+ *
+ * Every entry point that touches the collector's heap first registers the
+ * calling thread with the collector (API_ENTER); every one accepts NULL
+ * for its pointers (a NULL state: VLAD_ERR_ARGUMENT or nothing done).
  */
 #include "config.h"
 #include "include/vlad.h"
@@ -22,11 +27,14 @@
 
 void vlad_config_init(VladConfig *config)
 {
-    memset(config, 0, sizeof *config);
+    if (config != NULL)
+        memset(config, 0, sizeof *config);
 }
 
 VladState *vlad_open(const VladConfig *config)
 {
+    if (!vl_gc_thread_attach())
+        return NULL;
     VladState *S = vl_toplevel_open(config);
     if (S != NULL && config != NULL)
         S->heap_limit = config->heap_limit;
@@ -40,56 +48,104 @@ VladState *vlad_open(const VladConfig *config)
 
 void vlad_close(VladState *S)
 {
-    if (S == NULL)
+    if (S == NULL || !vl_gc_thread_attach())
         return;
     vl_toplevel_close(S);
+}
+
+/* Check the state and register the thread; a status to return, or
+   VLAD_OK to go on.  '*out' (if not NULL) gets the empty list first. */
+static VladStatus enter(VladState *S, VladValue *out)
+{
+    if (out != NULL)
+        *out = to_public(NIL_VAL);
+    if (S == NULL)
+        return VLAD_ERR_ARGUMENT;
+    if (!vl_gc_thread_attach())
+        return vl_toplevel_fail(S, VLAD_ERR_MEMORY, "the thread could not "
+                                "be registered with the garbage collector");
+    return VLAD_OK;
 }
 
 VladStatus vlad_eval_string(VladState *S, const char *src,
                             const char *chunkname, VladValue *out)
 {
+    VladStatus st = enter(S, out);
+    if (st != VLAD_OK)
+        return st;
+    if (src == NULL)
+        return vl_toplevel_fail(S, VLAD_ERR_ARGUMENT,
+                                "vlad_eval_string: the source text is NULL");
     Value v;
-    VladStatus st = vl_toplevel_eval(S, src, strlen(src),
-                                     chunkname ? chunkname : "<string>", 0,
-                                     &v);
+    st = vl_toplevel_eval(S, src, strlen(src),
+                          chunkname ? chunkname : "<string>", 0, &v);
     if (out != NULL)
         *out = to_public(v);
     return st;
+}
+
+typedef struct ReadJob {
+    const char *path;
+    char *src;
+    size_t len;
+    int err;
+} ReadJob;
+
+static void read_job(VladState *S, void *ud)
+{
+    (void)S;
+    ReadJob *job = ud;
+    job->src = vl_toplevel_read_file(job->path, &job->len);
+    job->err = errno;
 }
 
 VladStatus vlad_eval_file(VladState *S, const char *path, VladValue *out)
 {
-    size_t len;
-    char *src = vl_toplevel_read_file(path, &len);
-    if (src == NULL) {
-        if (out != NULL)
-            *out = to_public(NIL_VAL);
+    VladStatus st = enter(S, out);
+    if (st != VLAD_OK)
+        return st;
+    if (path == NULL)
+        return vl_toplevel_fail(S, VLAD_ERR_ARGUMENT,
+                                "vlad_eval_file: the path is NULL");
+    ReadJob job = {path, NULL, 0, 0};
+    st = vl_except_protect(S, read_job, &job);
+    if (st != VLAD_OK)
+        return st;
+    if (job.src == NULL)
         return vl_toplevel_fail(S, VLAD_ERR_IO, "cannot read '%s': %s",
-                                path, strerror(errno));
-    }
+                                path, strerror(job.err));
     Value v;
-    VladStatus st = vl_toplevel_eval(S, src, len, path, 0, &v);
+    st = vl_toplevel_eval(S, job.src, job.len, path, 0, &v);
     if (out != NULL)
         *out = to_public(v);
     return st;
 }
 
+static const VladError no_state_error = {
+    VLAD_ERR_ARGUMENT, "no state (NULL)", "", 0, 0, "",
+    "error: no state (NULL)\n"
+};
+
 const VladError *vlad_last_error(VladState *S)
 {
-    return &S->err;
+    return S != NULL ? &S->err : &no_state_error;
 }
 
 void vlad_interrupt(VladState *S)
 {
-    S->interrupt = 1;
+    /* no thread registration: callable from a signal handler */
+    if (S != NULL)
+        S->interrupt = 1;
 }
 
 VladStatus vlad_call(VladState *S, VladValue fn, VladValue arg,
                      VladValue *out)
 {
+    VladStatus st = enter(S, out);
+    if (st != VLAD_OK)
+        return st;
     Value v;
-    VladStatus st = vl_toplevel_apply(S, to_internal(fn), to_internal(arg),
-                                      &v);
+    st = vl_toplevel_apply(S, to_internal(fn), to_internal(arg), &v);
     if (out != NULL)
         *out = to_public(v);
     return st;
@@ -97,7 +153,7 @@ VladStatus vlad_call(VladState *S, VladValue fn, VladValue arg,
 
 int vlad_interrupted(VladState *S, VladValue *out)
 {
-    if (S->err.status != VLAD_ERR_INTERRUPTED || !IS_CKPT(S->interrupted))
+    if (S == NULL || !IS_CKPT(S->interrupted))
         return 0;
     if (out != NULL)
         *out = to_public(S->interrupted);
@@ -106,12 +162,16 @@ int vlad_interrupted(VladState *S, VladValue *out)
 
 VladStatus vlad_resume(VladState *S, VladValue u, VladValue *out)
 {
+    if (S == NULL)
+        return enter(S, out);
     return vlad_call(S, to_public(S->resume_value), u, out);
 }
 
 void vlad_globals(VladState *S,
                   void (*fn)(void *ud, const char *name, int user), void *ud)
 {
+    if (S == NULL || fn == NULL || !vl_gc_thread_attach())
+        return;
     for (uint32_t id = 0; id < S->ncells; id++) {
         const Global *u = S->user_cells[id], *p = S->prelude_cells[id];
         const Global *g = u != NULL && !IS_UNDEF(u->value) ? u : p;
@@ -121,46 +181,93 @@ void vlad_globals(VladState *S,
     }
 }
 
+/* Run job(S, ud) protected, leaving S->err as it was: for the functions
+   that never fail but allocate (an exhausted heap makes them do nothing).
+   Returns whether the job finished. */
+static int quietly(VladState *S, void (*job)(VladState *, void *), void *ud)
+{
+    VladError saved = S->err;
+    VladStatus st = vl_except_protect(S, job, ud);
+    S->err = saved;
+    return st == VLAD_OK;
+}
+
+typedef struct GlobalJob {
+    const char *name;
+    Value value;
+    int bound;
+} GlobalJob;
+
+static void get_global_job(VladState *S, void *ud)
+{
+    GlobalJob *job = ud;
+    Symbol *sym = vl_symbol_intern_c(S->syms, job->name);
+    const Global *g = vl_state_user_cell(S, sym);
+    job->bound = !IS_UNDEF(g->value);
+    job->value = g->value;
+}
+
 int vlad_get_global(VladState *S, const char *name, VladValue *out)
 {
-    Symbol *sym = vl_symbol_intern_c(S->syms, name);
-    const Global *g = vl_state_user_cell(S, sym);
-    if (IS_UNDEF(g->value))
+    if (S == NULL || name == NULL || !vl_gc_thread_attach())
+        return 0;
+    GlobalJob job = {name, NIL_VAL, 0};
+    if (!quietly(S, get_global_job, &job) || !job.bound)
         return 0;
     if (out != NULL)
-        *out = to_public(g->value);
+        *out = to_public(job.value);
     return 1;
+}
+
+static void set_global_job(VladState *S, void *ud)
+{
+    GlobalJob *job = ud;
+    Symbol *sym = vl_symbol_intern_c(S->syms, job->name);
+    vl_state_define(S, vl_state_user_cell(S, sym), job->value);
 }
 
 void vlad_set_global(VladState *S, const char *name, VladValue value)
 {
-    Symbol *sym = vl_symbol_intern_c(S->syms, name);
-    vl_state_define(S, vl_state_user_cell(S, sym), to_internal(value));
+    if (S == NULL || name == NULL || !vl_gc_thread_attach())
+        return;
+    GlobalJob job = {name, to_internal(value), 0};
+    (void)quietly(S, set_global_job, &job);
 }
 
 void vlad_set_heap_limit(VladState *S, size_t bytes)
 {
-    S->heap_limit = bytes;
+    if (S != NULL)
+        S->heap_limit = bytes;
 }
 
 void vlad_set_step_limit(VladState *S, int64_t limit)
 {
-    S->step_limit = limit > 0 ? limit : 0;
+    if (S != NULL)
+        S->step_limit = limit > 0 ? limit : 0;
 }
 
 VladStatus vlad_set_checkpoint(VladState *S, const char *spec)
 {
-    CpjStrategy st = vl_cpj_default();
+    VladStatus st = enter(S, NULL);
+    if (st != VLAD_OK)
+        return st;
+    CpjStrategy cs = vl_cpj_default();
     char msg[256];
     if (spec != NULL && spec[0] != '\0'
-        && !vl_cpj_parse(spec, &st, msg, sizeof msg))
+        && !vl_cpj_parse(spec, &cs, msg, sizeof msg))
         return vl_toplevel_fail(S, VLAD_ERR_ARGUMENT, "%s", msg);
-    S->cpj->strategy = st;
+    S->cpj->strategy = cs;
+    vl_toplevel_clear_error(S);
     return VLAD_OK;
 }
 
 void vlad_get_stats(VladState *S, VladStats *stats)
 {
+    if (stats == NULL)
+        return;
+    memset(stats, 0, sizeof *stats);
+    if (S == NULL || !vl_gc_thread_attach())
+        return;
     stats->steps_total = S->steps;
     stats->steps_last = S->last_steps;
     stats->heap_bytes = vl_gc_heap_size();
@@ -177,11 +284,28 @@ void vlad_get_stats(VladState *S, VladStats *stats)
 
 void vlad_collect(VladState *S)
 {
-    (void)S;
+    if (S == NULL || !vl_gc_thread_attach())
+        return;
     vl_gc_collect();
+}
+
+typedef struct PrintJob {
+    Value v;
+    const char *text;
+} PrintJob;
+
+static void print_job(VladState *S, void *ud)
+{
+    PrintJob *job = ud;
+    job->text = vl_print_to_string(S, job->v, 0);
 }
 
 const char *vlad_to_string(VladState *S, VladValue v)
 {
-    return vl_print_to_string(S, to_internal(v), 0);
+    if (S == NULL || !vl_gc_thread_attach())
+        return "";
+    PrintJob job = {to_internal(v), ""};
+    if (!quietly(S, print_job, &job))
+        return "";
+    return job.text;
 }

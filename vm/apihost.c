@@ -102,16 +102,20 @@ static const HostPrim *find_host(VladState *S, const char *name)
     return (const HostPrim *)AS_PRIM(v);
 }
 
-VladStatus vlad_register(VladState *S, const VladHostPrim *prim)
+typedef struct RegisterJob {
+    const VladHostPrim *prim;
+    VladStatus status;
+} RegisterJob;
+
+/* A registration is ordinary garbage-collected memory: it lives as long
+   as something refers to the primitive (its global, code or data that
+   captured it, a registration naming it as a partial), so one replaced by
+   registering the name again, or left by a closed state, is collected. */
+static void register_job(VladState *S, void *ud)
 {
-    if (prim == NULL || prim->name == NULL || prim->fn == NULL
-        || prim->arity < 1 || prim->arity > 3)
-        return vl_toplevel_fail(S, VLAD_ERR_ARGUMENT,
-                                "vlad_register: a name, a function and an "
-                                "arity of 1, 2 or 3 are required");
-    HostPrim *h = vl_gc_alloc_uncollectable(sizeof *h);
-    if (h == NULL)
-        return vl_toplevel_fail(S, VLAD_ERR_MEMORY, "out of memory");
+    RegisterJob *job = ud;
+    const VladHostPrim *prim = job->prim;
+    HostPrim *h = vl_gc_alloc(sizeof *h);
     h->info.name = vl_gc_strdup(prim->name);
     h->info.fn = trampoline;
     h->info.arity = (uint8_t)prim->arity;
@@ -124,32 +128,67 @@ VladStatus vlad_register(VladState *S, const VladHostPrim *prim)
         nparts += prim->partial[k] != NULL;
     if (nparts > 0) {
         if (prim->arity > 2 || nparts != prim->arity) {
-            vl_gc_free(h);
-            return vl_toplevel_fail(S, VLAD_ERR_ARGUMENT,
-                                    "vlad_register: %s: a differentiable "
-                                    "host primitive takes 1 or 2 reals and "
-                                    "needs one partial derivative per "
-                                    "argument", prim->name);
+            job->status = vl_toplevel_fail(
+                S, VLAD_ERR_ARGUMENT, "vlad_register: %s: a differentiable "
+                "host primitive takes 1 or 2 reals and needs one partial "
+                "derivative per argument", prim->name);
+            return;
         }
         for (int k = 0; k < prim->arity; k++) {
             h->partial[k] = find_host(S, prim->partial[k]);
             if (h->partial[k] == NULL || h->partial[k]->info.arity
                                              != prim->arity) {
-                vl_gc_free(h);
-                return vl_toplevel_fail(
+                job->status = vl_toplevel_fail(
                     S, VLAD_ERR_ARGUMENT,
                     "vlad_register: %s: the partial derivative '%s' must "
                     "be a host primitive registered before, of the same "
                     "arity", prim->name, prim->partial[k]);
+                return;
             }
         }
     }
-    vlad_set_global(S, prim->name, to_public(vl_obj(VT_PRIM, &h->info)));
-    return VLAD_OK;
+    vl_state_define(S, vl_state_user_cell(S, vl_symbol_intern_c(S->syms,
+                                                                prim->name)),
+                    vl_obj(VT_PRIM, &h->info));
+    job->status = VLAD_OK;
+}
+
+VladStatus vlad_register(VladState *S, const VladHostPrim *prim)
+{
+    if (S == NULL)
+        return VLAD_ERR_ARGUMENT;
+    if (!vl_gc_thread_attach())
+        return vl_toplevel_fail(S, VLAD_ERR_MEMORY, "the thread could not "
+                                "be registered with the garbage collector");
+    if (prim == NULL || prim->name == NULL || prim->fn == NULL
+        || prim->arity < 1 || prim->arity > 3)
+        return vl_toplevel_fail(S, VLAD_ERR_ARGUMENT,
+                                "vlad_register: a name, a function and an "
+                                "arity of 1, 2 or 3 are required");
+    RegisterJob job = {prim, VLAD_OK};
+    VladStatus st = vl_except_protect(S, register_job, &job);
+    if (st != VLAD_OK)
+        return st;
+    if (job.status == VLAD_OK)
+        vl_toplevel_clear_error(S);
+    return job.status;
 }
 
 VladStatus vlad_host_error(VladState *S, const char *message)
 {
-    S->host_message = vl_gc_strdup(message ? message : "failed");
+    if (S == NULL || !vl_gc_thread_attach())
+        return VLAD_ERR_RUNTIME;
+    /* the message must not be lost to an exhausted heap: a static one
+       then (host_message is read by the trampoline) */
+    char *m = NULL;
+    if (message != NULL) {
+        VlOomHook hook;
+        void *hud;
+        vl_gc_get_oom_hook(&hook, &hud);
+        vl_gc_set_oom_hook(NULL, NULL);
+        m = vl_gc_strdup(message);
+        vl_gc_set_oom_hook(hook, hud);
+    }
+    S->host_message = m != NULL ? m : "failed";
     return VLAD_ERR_RUNTIME;
 }

@@ -8,6 +8,7 @@
 
 #include "vm/apiconv.h"
 #include "vm/cont.h"
+#include "vm/except.h"
 #include "vm/object.h"
 #include "vm/state.h"
 #include "vm/print.h"
@@ -58,11 +59,45 @@ int vlad_is_nil(VladValue v)
     return IS_NIL(to_internal(v));
 }
 
-VladValue vlad_cons(VladState *S, VladValue car, VladValue cdr)
+/* Allocation of pairs for the host: protected (an exhausted heap gives
+   the empty list), the state's last error left as it was. */
+typedef struct ConsJob {
+    const double *xs;       /* a list of numbers, or NULL: one pair */
+    size_t n;
+    Value car, cdr, result;
+} ConsJob;
+
+static void cons_job(VladState *S, void *ud)
 {
     (void)S;
-    Value items[2] = {to_internal(car), to_internal(cdr)};
-    return to_public(vl_value_tuple(items, 2));
+    ConsJob *job = ud;
+    if (job->xs == NULL) {
+        Value items[2] = {job->car, job->cdr};
+        job->result = vl_value_tuple(items, 2);
+        return;
+    }
+    Value l = NIL_VAL;
+    for (size_t k = job->n; k-- > 0;) {
+        Value items[2] = {vl_num(job->xs[k]), l};
+        l = vl_value_tuple(items, 2);
+    }
+    job->result = l;
+}
+
+static Value protected_cons(VladState *S, ConsJob *job)
+{
+    if (S == NULL || !vl_gc_thread_attach())
+        return NIL_VAL;
+    VladError saved = S->err;
+    VladStatus st = vl_except_protect(S, cons_job, job);
+    S->err = saved;
+    return st == VLAD_OK ? job->result : NIL_VAL;
+}
+
+VladValue vlad_cons(VladState *S, VladValue car, VladValue cdr)
+{
+    ConsJob job = {NULL, 0, to_internal(car), to_internal(cdr), NIL_VAL};
+    return to_public(protected_cons(S, &job));
 }
 
 int vlad_is_pair(VladValue v)
@@ -94,19 +129,18 @@ int vlad_is_checkpoint(VladValue v)
 
 VladValue vlad_list_of_numbers(VladState *S, const double *xs, size_t n)
 {
-    (void)S;
-    Value l = NIL_VAL;
-    for (size_t k = n; k-- > 0;) {
-        Value items[2] = {vl_num(xs[k]), l};
-        l = vl_value_tuple(items, 2);
-    }
-    return to_public(l);
+    if (xs == NULL || n == 0)
+        return to_public(NIL_VAL);
+    ConsJob job = {xs, n, NIL_VAL, NIL_VAL, NIL_VAL};
+    return to_public(protected_cons(S, &job));
 }
 
 long vlad_numbers_of_list(VladValue list, double *out, size_t cap)
 {
     Value l = to_internal(list);
     size_t n = 0;
+    if (out == NULL)
+        cap = 0;
     for (; IS_PAIR(l); l = AS_PAIR(l)->cdr, n++) {
         Value x = AS_PAIR(l)->car;
         if (!IS_REAL(x))
@@ -126,6 +160,8 @@ struct VladRef {
 VladRef *vlad_ref(VladState *S, VladValue v)
 {
     (void)S;
+    if (!vl_gc_thread_attach())
+        return NULL;
     VladRef *r = vl_gc_alloc_uncollectable(sizeof *r);
     if (r != NULL)
         r->value = to_internal(v);
@@ -145,28 +181,55 @@ void vlad_ref_set(VladRef *ref, VladValue v)
 
 void vlad_unref(VladRef *ref)
 {
-    if (ref != NULL)
+    if (ref != NULL && vl_gc_thread_attach())
         vl_gc_free(ref);
 }
 
 /* ===== Derivatives ===== */
 
-/* The built-in value of a prelude name (immune to user redefinition). */
-static Value builtin(VladState *S, const char *name)
+/* Apply the built-in 'op' (j* or *j) to (f x bar) and return the parts
+   of its result (list y d).  'x' and 'bar' are lists of numbers when
+   'xs' is not NULL, else the reals x0 and bar0. */
+typedef struct AdJob {
+    const char *op;
+    Value f;
+    const double *xs, *bars;
+    double x0, bar0;
+    size_t n;
+    Value fn, arg;
+} AdJob;
+
+static void ad_args_job(VladState *S, void *ud)
 {
-    return vl_state_prelude_cell(S, vl_symbol_intern_c(S->syms, name))
-        ->value;
+    AdJob *job = ud;
+    /* the built-in value (immune to user redefinition) */
+    job->fn = vl_state_prelude_cell(S, vl_symbol_intern_c(S->syms, job->op))
+                  ->value;
+    Value x = vl_num(job->x0), bar = vl_num(job->bar0);
+    if (job->xs != NULL) {
+        x = bar = NIL_VAL;
+        for (size_t k = job->n; k-- > 0;) {
+            Value a[2] = {vl_num(job->xs[k]), x};
+            x = vl_value_tuple(a, 2);
+            if (job->bars != NULL) {
+                Value b[2] = {vl_num(job->bars[k]), bar};
+                bar = vl_value_tuple(b, 2);
+            }
+        }
+        if (job->bars == NULL)
+            bar = vl_num(job->bar0);
+    }
+    Value items[3] = {job->f, x, bar};
+    job->arg = vl_value_tuple(items, 3);
 }
 
-/* Apply the built-in 'op' (j* or *j) to (f x bar) and return the parts
-   of its result (list y d). */
-static VladStatus apply_ad(VladState *S, const char *op, Value f, Value x,
-                           Value bar, Value *y, Value *d)
+static VladStatus apply_ad(VladState *S, AdJob *job, Value *y, Value *d)
 {
-    Value items[3] = {f, x, bar};
+    VladStatus st = vl_except_protect(S, ad_args_job, job);
+    if (st != VLAD_OK)
+        return st;
     Value r;
-    VladStatus st = vl_toplevel_apply(S, builtin(S, op),
-                                      vl_value_tuple(items, 3), &r);
+    st = vl_toplevel_apply(S, job->fn, job->arg, &r);
     if (st != VLAD_OK)
         return st;
     *y = AS_PAIR(r)->car;
@@ -174,19 +237,51 @@ static VladStatus apply_ad(VladState *S, const char *op, Value f, Value x,
     return VLAD_OK;
 }
 
+typedef struct NotRealJob {
+    const char *who;
+    Value v;
+} NotRealJob;
+
+static void not_real_job(VladState *S, void *ud)
+{
+    NotRealJob *job = ud;
+    vl_toplevel_fail(S, VLAD_ERR_RUNTIME,
+                     "%s: the procedure must return a real, got %s",
+                     job->who, vl_print_to_string(S, job->v, 60));
+}
+
 static VladStatus not_real(VladState *S, const char *who, Value v)
 {
-    return vl_toplevel_fail(S, VLAD_ERR_RUNTIME,
-                            "%s: the procedure must return a real, got %s",
-                            who, vl_print_to_string(S, v, 60));
+    NotRealJob job = {who, v};
+    if (vl_except_protect(S, not_real_job, &job) != VLAD_OK)
+        return S->err.status;
+    return VLAD_ERR_RUNTIME;
+}
+
+/* Check the state and the arrays (NULL only when n is 0). */
+static VladStatus check_args(VladState *S, const char *who, int ok)
+{
+    if (S == NULL)
+        return VLAD_ERR_ARGUMENT;
+    if (!vl_gc_thread_attach())
+        return vl_toplevel_fail(S, VLAD_ERR_MEMORY, "the thread could not "
+                                "be registered with the garbage collector");
+    if (!ok)
+        return vl_toplevel_fail(S, VLAD_ERR_ARGUMENT,
+                                "%s: an array of the point is NULL", who);
+    return VLAD_OK;
 }
 
 VladStatus vlad_derivative(VladState *S, VladValue fn, double x,
                            double *value, double *derivative)
 {
+    VladStatus st = check_args(S, "vlad_derivative", 1);
+    if (st != VLAD_OK)
+        return st;
     Value y, d;
-    VladStatus st = apply_ad(S, "j*", to_internal(fn), vl_num(x), vl_num(1),
-                             &y, &d);
+    AdJob job = {"j*", to_internal(fn), NULL, NULL, x, 1, 0, NIL_VAL,
+                 NIL_VAL};
+    st = apply_ad(S, &job, &y, &d);
     if (st != VLAD_OK)
         return st;
     if (!IS_REAL(y))
@@ -201,10 +296,15 @@ VladStatus vlad_derivative(VladState *S, VladValue fn, double x,
 VladStatus vlad_gradient(VladState *S, VladValue fn, const double *x,
                          size_t n, double *value, double *gradient)
 {
+    VladStatus st = check_args(S, "vlad_gradient", x != NULL || n == 0);
+    if (st != VLAD_OK)
+        return st;
     Value y, g;
-    VladStatus st = apply_ad(S, "*j", to_internal(fn),
-                             to_internal(vlad_list_of_numbers(S, x, n)),
-                             vl_num(1), &y, &g);
+    AdJob job = {"*j", to_internal(fn), x, NULL, 0, 1, n, NIL_VAL, NIL_VAL};
+    static const double none[1] = {0};
+    if (n == 0)
+        job.xs = none;          /* the empty list */
+    st = apply_ad(S, &job, &y, &g);
     if (st != VLAD_OK)
         return st;
     if (!IS_REAL(y))
@@ -221,11 +321,15 @@ VladStatus vlad_directional_derivative(VladState *S, VladValue fn,
                                        size_t n, double *value,
                                        double *derivative)
 {
+    VladStatus st = check_args(S, "vlad_directional_derivative",
+                               (x != NULL && v != NULL) || n == 0);
+    if (st != VLAD_OK)
+        return st;
     Value y, d;
-    VladStatus st = apply_ad(S, "j*", to_internal(fn),
-                             to_internal(vlad_list_of_numbers(S, x, n)),
-                             to_internal(vlad_list_of_numbers(S, v, n)),
-                             &y, &d);
+    static const double none[1] = {0};
+    AdJob job = {"j*", to_internal(fn), n ? x : none, n ? v : none, 0, 0, n,
+                 NIL_VAL, NIL_VAL};
+    st = apply_ad(S, &job, &y, &d);
     if (st != VLAD_OK)
         return st;
     if (!IS_REAL(y))

@@ -12,7 +12,6 @@
 #include "vm/except.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include "vm/print.h"
 #include "vm/vm.h"
@@ -29,6 +28,12 @@ char *vl_except_vformat(const char *fmt, va_list ap)
     if (n < 0)
         n = 0;
     char *s = vl_gc_alloc_atomic((size_t)n + 1);
+    if (s == NULL) {
+        /* only outside a protected call (no out-of-memory hook): the
+           caller records a message it must not modify */
+        static const char oom[] = "out of memory";
+        return (char *)oom;
+    }
     vsnprintf(s, (size_t)n + 1, fmt, ap);
     return s;
 }
@@ -44,11 +49,9 @@ char *vl_except_format(const char *fmt, ...)
 
 static VL_NORETURN void throw_error(VladState *S)
 {
-    if (S->protect != NULL)
-        longjmp(S->protect->jb, 1);
-    /* Every entry point runs under vl_except_protect; reaching this is a
-       bug in libvlad itself. */
-    abort();
+    /* Every code path that may raise runs under vl_except_protect (the
+       out-of-memory hook is set only there): S->protect is not NULL */
+    longjmp(S->protect->jb, 1);
 }
 
 static void set_text(VladState *S)
@@ -245,7 +248,7 @@ static void oom_hook(void *ud)
     VladState *S = ud;
     /* reporting allocates: lift the heap limit (the next evaluation sets
        it again) */
-    vl_gc_set_max_heap(0);
+    vl_gc_limit_leave(&S->heap_limit_rec);
     if (S->heap_limit > 0)
         vl_except_runtime(S, VLAD_ERR_MEMORY,
                           "out of memory (heap limit %zu bytes)",
@@ -257,14 +260,19 @@ VladStatus vl_except_protect(VladState *S, void (*fn)(VladState *, void *),
                              void *ud)
 {
     Protect p;
+    VlOomHook prev_hook;
+    void *prev_ud;
+    vl_gc_get_oom_hook(&prev_hook, &prev_ud);
     p.prev = S->protect;
     S->protect = &p;
     vl_gc_set_oom_hook(oom_hook, S);
     if (setjmp(p.jb) == 0) {
         fn(S, ud);
         S->protect = p.prev;
+        vl_gc_set_oom_hook(prev_hook, prev_ud);
         return VLAD_OK;
     }
     S->protect = p.prev;
+    vl_gc_set_oom_hook(prev_hook, prev_ud);
     return S->err.status;
 }

@@ -12,14 +12,33 @@
 #include "vm/gc.h"
 #include "vm/features.h"
 
+/* Boehm's thread support: the collector must know every thread that
+   holds pointers into its heap (it stops them and scans their stacks).
+   Threads created by the host are registered by vl_gc_thread_attach. */
+#ifndef GC_THREADS
+#define GC_THREADS 1
+#endif
 #include <gc.h>
+#include <pthread.h>
 #include <string.h>
 #include <stdint.h>
 #include <sys/mman.h>
 
-static VlOomHook oom_hook;
-static void *oom_ud;
-static size_t peak_heap;
+/* The out-of-memory hook is per thread: each thread runs (at most) one
+   state at a time, and an allocation that fails must raise the error in
+   the state of the thread that made it. */
+/* initial-exec: a plain offset from the thread pointer, not a call to
+   __tls_get_addr, on every protected call (a few bytes of the static TLS
+   space glibc keeps spare, also for a library loaded with dlopen) */
+#if defined(__GNUC__)
+#define VL_TLS _Thread_local __attribute__((tls_model("initial-exec")))
+#else
+#define VL_TLS _Thread_local
+#endif
+static VL_TLS VlOomHook oom_hook;
+static VL_TLS void *oom_ud;
+static size_t peak_heap;               /* under heap_lock */
+static pthread_mutex_t heap_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The heap limit.  Boehm grows the heap by about a third at a time; when
    that no longer fits under GC_set_max_heap_size it adds the smallest
@@ -42,7 +61,7 @@ static size_t peak_heap;
    already using 3/4 of their limit.)  This is not a guarantee -- any
    false reference can pin part of a chain for a while -- but it removes
    the systematic one. */
-static size_t max_heap;
+static size_t max_heap;                /* under heap_lock */
 static volatile int reserve_pending;
 static GC_on_heap_resize_proc next_on_heap_resize;
 #define MIN_SECTION_BYTES ((size_t)64 * 1024)
@@ -70,23 +89,86 @@ static void reserve_rest(void)
         (void)GC_expand_hp(max_heap - heap);
 }
 
+/* Threads registered with the collector by vl_gc_thread_attach: a flag
+   per thread (a cache of GC_thread_is_registered), and a key whose
+   destructor unregisters the thread when it exits (a thread the collector
+   still lists after its stack is gone would crash the next collection). */
+static VL_TLS int thread_attached;
+static pthread_key_t detach_key;
+static int detach_key_ok;
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+static void detach_thread(void *unused)
+{
+    (void)unused;
+    thread_attached = 0;
+    GC_unregister_my_thread();
+}
+
+static void init_once_fn(void)
+{
+    GC_INIT();
+    /* threads the host creates (without GC_pthread_create) may then
+       register themselves: vl_gc_thread_attach */
+    GC_allow_register_threads();
+    detach_key_ok = pthread_key_create(&detach_key, detach_thread) == 0;
+    next_on_heap_resize = GC_get_on_heap_resize();
+    GC_set_on_heap_resize(on_heap_resize);
+    /* libvlad never prints: Boehm's warnings are dropped */
+    GC_set_warn_proc(ignore_warning);
+    thread_attached = 1;        /* GC_INIT registered this thread */
+}
+
 void vl_gc_init(void)
 {
-    static int done;
-    if (!done) {
-        GC_INIT();
-        next_on_heap_resize = GC_get_on_heap_resize();
-        GC_set_on_heap_resize(on_heap_resize);
-        /* libvlad never prints: Boehm's warnings are dropped */
-        GC_set_warn_proc(ignore_warning);
-        done = 1;
+    (void)pthread_once(&init_once, init_once_fn);
+}
+
+/* Initialise the collector when the library is loaded: that runs on the
+   process's main thread (for a program linked with libvlad), which is
+   where Boehm must be initialised -- it takes the main thread's stack
+   for the stack of the thread that initialises it.  vl_gc_init stays
+   idempotent for a library loaded some other way. */
+#if defined(__GNUC__)
+__attribute__((constructor)) static void init_at_load(void)
+{
+    vl_gc_init();
+}
+#endif
+
+int vl_gc_thread_attach(void)
+{
+    if (VL_LIKELY(thread_attached))
+        return 1;
+    vl_gc_init();
+    if (GC_thread_is_registered()) {
+        thread_attached = 1;
+        return 1;
     }
+    struct GC_stack_base sb;
+    if (GC_get_stack_base(&sb) != GC_SUCCESS)
+        return 0;
+    int r = GC_register_my_thread(&sb);
+    if (r != GC_SUCCESS && r != GC_DUPLICATE)
+        return 0;
+    thread_attached = 1;
+    /* unregistered when the thread exits (only threads libvlad itself
+       registered: the host's own registrations are the host's) */
+    if (r == GC_SUCCESS && detach_key_ok)
+        (void)pthread_setspecific(detach_key, &detach_key);
+    return 1;
 }
 
 void vl_gc_set_oom_hook(VlOomHook hook, void *ud)
 {
     oom_hook = hook;
     oom_ud = ud;
+}
+
+void vl_gc_get_oom_hook(VlOomHook *hook, void **ud)
+{
+    *hook = oom_hook;
+    *ud = oom_ud;
 }
 
 static void *checked(void *p)
@@ -102,11 +184,55 @@ static void *checked(void *p)
    blocks are found for any size) and try once more. */
 #define RETRY(expr) ((p = (expr)) != NULL ? p : (GC_gcollect_and_unmap(), (expr)))
 
-void vl_gc_set_max_heap(size_t bytes)
+/* The heap limits of the evaluations running now, in any thread; the
+   collector's maximum is the smallest (Boehm has one heap). */
+static VlHeapLimit *limits;            /* under heap_lock */
+
+static void apply_limits(void)
 {
-    max_heap = bytes;
+    size_t m = 0;
+    for (VlHeapLimit *l = limits; l != NULL; l = l->next)
+        if (m == 0 || l->bytes < m)
+            m = l->bytes;
+    max_heap = m;
     reserve_pending = 0;
-    GC_set_max_heap_size((GC_word)bytes);
+    GC_set_max_heap_size((GC_word)m);
+}
+
+void vl_gc_limit_enter(VlHeapLimit *l, size_t bytes)
+{
+    pthread_mutex_lock(&heap_lock);
+    if (l->active) {
+        for (VlHeapLimit **p = &limits; *p != NULL; p = &(*p)->next)
+            if (*p == l) {
+                *p = l->next;
+                break;
+            }
+    }
+    l->active = bytes > 0;
+    l->bytes = bytes;
+    if (l->active) {
+        l->next = limits;
+        limits = l;
+    }
+    apply_limits();
+    pthread_mutex_unlock(&heap_lock);
+}
+
+void vl_gc_limit_leave(VlHeapLimit *l)
+{
+    if (!l->active)
+        return;
+    pthread_mutex_lock(&heap_lock);
+    for (VlHeapLimit **p = &limits; *p != NULL; p = &(*p)->next)
+        if (*p == l) {
+            *p = l->next;
+            break;
+        }
+    l->active = 0;
+    l->next = NULL;
+    apply_limits();
+    pthread_mutex_unlock(&heap_lock);
 }
 
 void *vl_gc_alloc(size_t size)
@@ -166,6 +292,8 @@ void vl_gc_free(void *p)
 char *vl_gc_strndup(const char *s, size_t n)
 {
     char *d = vl_gc_alloc_atomic(n + 1);
+    if (d == NULL)
+        return NULL;            /* only without an out-of-memory hook */
     memcpy(d, s, n);
     d[n] = '\0';
     return d;
@@ -179,15 +307,20 @@ char *vl_gc_strdup(const char *s)
 size_t vl_gc_heap_size(void)
 {
     size_t h = GC_get_heap_size();
+    pthread_mutex_lock(&heap_lock);
     if (h > peak_heap)
         peak_heap = h;
+    pthread_mutex_unlock(&heap_lock);
     return h;
 }
 
 size_t vl_gc_peak_heap_size(void)
 {
     vl_gc_heap_size();
-    return peak_heap;
+    pthread_mutex_lock(&heap_lock);
+    size_t p = peak_heap;
+    pthread_mutex_unlock(&heap_lock);
+    return p;
 }
 
 size_t vl_gc_free_bytes(void)

@@ -21,19 +21,36 @@
 #define VL_INTERNAL
 #endif
 
-/* Initialise the collector once per process (idempotent). */
+/* Initialise the collector once per process (idempotent, thread-safe;
+   also done when the library is loaded). */
 VL_INTERNAL void vl_gc_init(void);
+
+/* Make sure the calling thread is registered with the collector (every
+   public entry point that touches the heap calls it first).  A thread
+   registered here is unregistered when it exits.  0 if the collector
+   refused (the thread's stack could not be found). */
+VL_INTERNAL int vl_gc_thread_attach(void);
 
 /* Zeroed, scanned memory; never returns NULL (calls the OOM hook, which
    must not return, when the collector has no memory left). */
 VL_INTERNAL void *vl_gc_alloc(size_t size);
 
-/* Bound the (process-wide) heap to 'bytes'; 0: unbounded.  Allocations
-   that would grow it beyond fail (the out-of-memory hook).  Once the heap
-   has grown past 3/4 of the bound, the rest is added in one piece (see
-   vm/gc.c: the garbage of an evaluation that ran out of memory must stay
-   collectable). */
-VL_INTERNAL void vl_gc_set_max_heap(size_t bytes);
+/* The heap limit of a running evaluation.  The (process-wide) heap is
+   bounded by the smallest limit of the evaluations that run at the time,
+   in any thread; none: unbounded.  Allocations that would grow it beyond
+   fail (the out-of-memory hook).  Once the heap has grown past 3/4 of the
+   bound, the rest is added in one piece (see vm/gc.c: the garbage of an
+   evaluation that ran out of memory must stay collectable).  The record
+   belongs to the caller (one per state) and starts zeroed. */
+typedef struct VlHeapLimit {
+    size_t bytes;
+    int active;
+    struct VlHeapLimit *next;
+} VlHeapLimit;
+/* Set 'l' to 'bytes' (0: no limit) and count it while it is active. */
+VL_INTERNAL void vl_gc_limit_enter(VlHeapLimit *l, size_t bytes);
+/* Stop counting 'l' (no-op if it is not active). */
+VL_INTERNAL void vl_gc_limit_leave(VlHeapLimit *l);
 
 /* Unzeroed, unscanned memory for pointer-free data; never returns NULL. */
 VL_INTERNAL void *vl_gc_alloc_atomic(size_t size);
@@ -59,10 +76,12 @@ VL_INTERNAL void vl_gc_free(void *p);
 VL_INTERNAL char *vl_gc_strdup(const char *s);
 VL_INTERNAL char *vl_gc_strndup(const char *s, size_t n);
 
-/* The function called when an allocation fails; it must not return (it
-   longjmps to the innermost protected call).  'ud' is passed back. */
+/* The function called when an allocation fails (in the calling thread);
+   it must not return (it longjmps to the innermost protected call).  'ud'
+   is passed back.  Without one, the allocation returns NULL. */
 typedef void (*VlOomHook)(void *ud);
 VL_INTERNAL void vl_gc_set_oom_hook(VlOomHook hook, void *ud);
+VL_INTERNAL void vl_gc_get_oom_hook(VlOomHook *hook, void **ud);
 
 /* Zeroed, scanned memory that is never collected (for objects referenced
    only from memory the collector does not scan, such as a VladState held

@@ -137,6 +137,8 @@ struct VladState {
     size_t entry_frame;             /* stack index of the running entry */
     int64_t form_start;             /* steps when the evaluation began */
     size_t heap_limit;              /* bytes of GC heap while running; 0 */
+    VlHeapLimit heap_limit_rec;     /* it, counted while an evaluation runs
+                                       (vm/gc.h) */
     Value interrupted;              /* the evaluation stopped by the last
                                        interrupt, as a checkpoint; or () */
     uint64_t escapes;               /* captures and host calls so far: a

@@ -225,7 +225,6 @@ static Value run_apply(VladState *S, Value fn, Value arg, int counted,
     double t0 = now_seconds();
     Value v = vl_vm_apply(S, fn, arg);
     S->last_seconds += now_seconds() - t0;
-    S->last_steps += S->steps - start;
     S->nlimits = 0;
     return v;
 }
@@ -303,6 +302,16 @@ VladStatus vl_toplevel_fail(VladState *S, VladStatus status,
     return status;
 }
 
+void vl_toplevel_clear_error(VladState *S)
+{
+    S->err.status = VLAD_OK;
+    S->err.message = "";
+    S->err.file = "";
+    S->err.line = S->err.column = 0;
+    S->err.backtrace = "";
+    S->err.text = "";
+}
+
 /* After a call, the continuation stack holds nothing live, but its slots
    keep the values the call left there (results, registers of finished
    frames), and Boehm scans the stack object whole: they would keep what
@@ -340,19 +349,31 @@ static VladStatus run_protected(VladState *S,
         return vl_toplevel_fail(S, VLAD_ERR_ARGUMENT,
                                 "the state is running: a host primitive "
                                 "may not call back into its state");
+    int64_t steps0 = S->steps;
     S->last_steps = 0;
     S->last_seconds = 0;
-    S->err.status = VLAD_OK;
+    vl_toplevel_clear_error(S);
+    S->interrupted = NIL_VAL;
     S->ninclude_stack = 0;
     vl_cstack_enter(&S->cstack);
-    vl_gc_set_max_heap(S->heap_limit);
+    if (S->heap_limit > 0)          /* (the common case takes no lock) */
+        vl_gc_limit_enter(&S->heap_limit_rec, S->heap_limit);
     VladStatus st = vl_except_protect(S, job, ud);
-    vl_gc_set_max_heap(0);
+    vl_gc_limit_leave(&S->heap_limit_rec);
     S->vm_running = 0;
     S->nlimits = 0;
     S->nad = 0;
     vl_cpj_reset(S);
     S->stack_top = 0;
+    /* the steps of the call, also when it failed (S->steps is kept up
+       to date when an error is raised) */
+    S->last_steps = S->steps - steps0;
+    /* an interrupt the evaluation did not poll in time is dropped: it was
+       meant for this evaluation, which is over (one requested while the
+       state is idle stops the next evaluation) */
+    S->interrupt = 0;
+    if (st == VLAD_OK)
+        vl_toplevel_clear_error(S);     /* a refused re-entry's error */
     if (S->protect == NULL && st != VLAD_OK) {
         vl_vm_release_stack(S);     /* an abandoned continuation */
         /* its garbage may fill the heap up to the limit: collect it now,
@@ -406,6 +427,21 @@ static void open_job(VladState *S, void *ud)
     vl_cpj_init(S);
     vl_cpj_install(S);
     vl_vm_init(S);
+    if (S->config.include_path != NULL) {
+        size_t n = 0;
+        while (S->config.include_path[n] != NULL)
+            n++;
+        S->include_dirs = vl_gc_alloc((n + 1) * sizeof(char *));
+        for (size_t k = 0; k < n; k++)
+            S->include_dirs[k] = vl_gc_strdup(S->config.include_path[k]);
+        S->ninclude_dirs = n;
+    }
+}
+
+static void bind_job(VladState *S, void *ud)
+{
+    (void)ud;
+    vl_prims_bind_inline_cells(S);
 }
 
 VladState *vl_toplevel_open(const VladConfig *config)
@@ -418,20 +454,13 @@ VladState *vl_toplevel_open(const VladConfig *config)
     vl_cstack_enter(&S->cstack);
     if (config != NULL)
         S->config = *config;
+    vl_toplevel_clear_error(S);
+    S->interrupted = NIL_VAL;
     S->max_stack = VL_MAX_STACK;
     S->step_limit = S->config.step_limit;
     if (vl_except_protect(S, open_job, NULL) != VLAD_OK) {
         vl_gc_free(S);
         return NULL;
-    }
-    if (S->config.include_path != NULL) {
-        size_t n = 0;
-        while (S->config.include_path[n] != NULL)
-            n++;
-        S->include_dirs = vl_gc_alloc((n + 1) * sizeof(char *));
-        for (size_t k = 0; k < n; k++)
-            S->include_dirs[k] = vl_gc_strdup(S->config.include_path[k]);
-        S->ninclude_dirs = n;
     }
     if (!S->config.no_prelude) {
         int echo = S->config.echo_results;
@@ -445,8 +474,14 @@ VladState *vl_toplevel_open(const VladConfig *config)
             return NULL;
         }
     }
-    vl_prims_bind_inline_cells(S);
+    if (vl_except_protect(S, bind_job, NULL) != VLAD_OK) {
+        vl_gc_free(S);
+        return NULL;
+    }
+    vl_toplevel_clear_error(S);
     S->steps = 0;
+    S->last_steps = 0;
+    S->last_seconds = 0;
     return S;
 }
 

@@ -21,6 +21,9 @@ VL_INTERNAL VladStatus vl_toplevel_eval(VladState *S, const char *src,
 VL_INTERNAL VladStatus vl_toplevel_apply(VladState *S, Value fn, Value arg,
                                          Value *out);
 
+/* Set S->err to "no error" (status VLAD_OK, empty strings). */
+VL_INTERNAL void vl_toplevel_clear_error(VladState *S);
+
 /* Record an error found outside evaluation (no location, no backtrace)
    as the last error of S and return 'status'. */
 VL_INTERNAL VladStatus vl_toplevel_fail(VladState *S, VladStatus status,

@@ -529,9 +529,12 @@ static void test_stats(void)
     CHECK_PREFIX(apitest_eval(S, "(sum-to 100)"), "ERROR 6");
     vlad_get_stats(S, &s);
     CHECK_INT(s.steps_total - total0, 30);
-    /* PENDING (reported): steps_last is 0 here, not 30: run_apply adds
-       to it only when the evaluation returns normally.
-       CHECK_INT(s.steps_last, 30); */
+    /* and so does steps_last, for the failed call */
+    CHECK_INT(s.steps_last, 30);
+    /* a failed call that took no step: 0 */
+    CHECK_PREFIX(apitest_eval(S, "(+ 1"), "ERROR 2");
+    vlad_get_stats(S, &s);
+    CHECK_INT(s.steps_last, 0);
     vlad_close(S);
 }
 
