@@ -130,25 +130,26 @@ static const char *frame_name(const Proto *p)
     }
 }
 
-static void frame_line(StrBuf *b, const Proto *p, const Instr *ip)
+/* One backtrace line; returns whether it has a position. */
+static int frame_line(StrBuf *b, const Proto *p, const Instr *ip)
 {
     Loc loc;
     char buf[64];
     vl_buf_adds(b, "  in ");
     vl_buf_adds(b, frame_name(p));
-    if (p->kind != PK_TOPLEVEL && p->kind != PK_LAMBDA) {
-        vl_buf_adds(b, "\n");
-        return;
-    }
+    int located = 0;
     /* the prelude's source is not the user's to open: its frames are
        named without a position */
-    if (!p->prelude && locate(p, ip, &loc)) {
+    if ((p->kind == PK_TOPLEVEL || p->kind == PK_LAMBDA) && !p->prelude
+        && locate(p, ip, &loc)) {
+        located = 1;
         vl_buf_adds(b, " at ");
         vl_buf_adds(b, p->file ? p->file : "?");
         snprintf(buf, sizeof buf, ":%d:%d", loc.line, loc.col);
         vl_buf_adds(b, buf);
     }
     vl_buf_adds(b, "\n");
+    return located;
 }
 
 /* The frames of the continuation, innermost first. */
@@ -227,12 +228,11 @@ void vl_except_runtime(VladState *S, VladStatus status, const char *fmt, ...)
                 k = n - BACKTRACE_TAIL;
             }
             size_t start = b.len;
-            frame_line(&b, fr[k].proto, fr[k].ip);
+            int located = frame_line(&b, fr[k].proto, fr[k].ip);
             /* one line for consecutive frames that print the same
                without a position (the prelude's, control frames) */
-            if (k > 0 && b.len - start == start - last
-                && memcmp(b.data + start, b.data + last, b.len - start) == 0
-                && strstr(b.data + start, " at ") == NULL)
+            if (k > 0 && !located && b.len - start == start - last
+                && memcmp(b.data + start, b.data + last, b.len - start) == 0)
                 b.data[b.len = start] = 0;
             else
                 last = start;
