@@ -20,6 +20,7 @@
  */
 #include "config.h"
 #include "vm/ad.h"
+#include "vm/adfast.h"
 
 #include <math.h>
 #include <string.h>
@@ -266,15 +267,11 @@ static Value make_node(VladState *S, int64_t tag, Value primal, int n,
    checkpoint-*j splits the computation or not): see doc/reference.md. */
 enum { AD_MULZ = IN__COUNT };
 
-static inline double mulz(double a, double b)
-{
-    return a == 0 || b == 0 ? -0.0 : a * b;
-}
 
 double vl_ad_plain2(int op, double a, double b)
 {
     switch (op) {
-    case AD_MULZ: return mulz(a, b);
+    case AD_MULZ: return vl_ad_mulz(a, b);
     case IN_ADD: return a + b;
     case IN_SUB: return a - b;
     case IN_MUL: return a * b;
@@ -388,45 +385,6 @@ static int plain_dual(Value v, int64_t *tag, double *x, double *dx)
     return 1;
 }
 
-/* A binary op on doubles, the four common ones inline. */
-static inline double plain2(int op, double a, double b)
-{
-    switch (op) {
-    case IN_ADD: return a + b;
-    case IN_SUB: return a - b;
-    case IN_MUL: return a * b;
-    case IN_DIV: return a / b;
-    default: return vl_ad_plain2(op, a, b);
-    }
-}
-
-/* Partial derivatives of a binary op at plain (a, b) with result y. */
-static inline void plain_partials2(int op, double a, double b, double y,
-                            double *da, double *db)
-{
-    switch (op) {
-    case IN_ADD: *da = 1; *db = 1; break;
-    case IN_SUB: *da = 1; *db = -1; break;
-    case IN_MUL:
-    case AD_MULZ: *da = b; *db = a; break;
-    case IN_DIV: *da = 1 / b; *db = -(y / b); break;
-    case IN_ATAN: {
-        double den = a * a + b * b;
-        *da = b / den;
-        *db = -a / den;
-        break;
-    }
-    case IN_EXPT:
-        *da = b * pow(a, b - 1);
-        *db = a == 0 ? 0 : y * log(a);
-        break;
-    default:
-        *da = 1;
-        *db = -floor(a / b);
-        break;
-    }
-}
-
 int vl_ad_binary_fast(VladState *S, int op, Value a, Value b, Value *out)
 {
     int64_t tag = -1, tb;
@@ -457,12 +415,12 @@ int vl_ad_binary_fast(VladState *S, int op, Value a, Value b, Value *out)
         else
             return 0;
         AdFrame *f = frame_of(S, tag);
-        double r = plain2(op, x, y), da, db;
+        double r = vl_ad_plain2_inline(op, x, y), da, db;
         if (f == NULL) {
             *out = vl_num(r);
             return 1;
         }
-        plain_partials2(op, x, y, r, &da, &db);
+        vl_ad_partials2(op, x, y, r, &da, &db);
         if (pa == VL_TAPE_NONE)
             *out = compact_node(S, f, r, pb, db, VL_TAPE_NONE, 0);
         else if (pb == VL_TAPE_NONE)
@@ -486,13 +444,13 @@ int vl_ad_binary_fast(VladState *S, int op, Value a, Value b, Value *out)
         y = b.as.num;
     else
         return 0;
-    double r = plain2(op, x, y), da, db;
-    plain_partials2(op, x, y, r, &da, &db);
+    double r = vl_ad_plain2_inline(op, x, y), da, db;
+    vl_ad_partials2(op, x, y, r, &da, &db);
     double t;               /* as lift_result */
     if (ka == VT_DUAL && kb == VT_DUAL)
-        t = mulz(da, dx) + mulz(db, dy);
+        t = vl_ad_mulz(da, dx) + vl_ad_mulz(db, dy);
     else
-        t = ka == VT_DUAL ? mulz(da, dx) : mulz(db, dy);
+        t = ka == VT_DUAL ? vl_ad_mulz(da, dx) : vl_ad_mulz(db, dy);
     t = 0.0 + t;
     *out = make_dual(S, tag, vl_num(r), vl_num(t));
     return 1;
@@ -604,26 +562,11 @@ Value vl_ad_unary(VladState *S, int op, Value a)
     if (a.tag == VT_TAPE ? !is_general(slot_of(a))
                          : plain_dual(a, &t, &x, &dx)) {
         x = a.tag == VT_TAPE ? slot_of(a)->primal : x;
-        double y, d, sx, cx;
-        switch (op) {
-        case IN_SIN:        /* sincos gives the same bits as sin, cos */
-            sincos(x, &sx, &cx);
-            y = sx;
-            d = cx;
-            break;
-        case IN_COS:
-            sincos(x, &sx, &cx);
-            y = cx;
-            d = 0 - sx;
-            break;
-        default:
-            y = plain1(op, x);
-            d = op == IN_SQRT ? 0.5 / y
-                : op == IN_EXP ? y : op == IN_LOG ? 1 / x : 0;
-            break;
-        }
+        double y, d;
+        vl_ad_partial1(op, x, &y, &d);
         if (a.tag == VT_DUAL)
-            return make_dual(S, t, vl_num(y), vl_num(0.0 + mulz(d, dx)));
+            return make_dual(S, t, vl_num(y),
+                             vl_num(0.0 + vl_ad_mulz(d, dx)));
         AdFrame *f = frame_of(S, tag_of(a));
         return f == NULL ? vl_num(y)
                          : compact_node(S, f, y, index_of(a), d,
@@ -812,9 +755,9 @@ static void backprop(VladState *S, Value *sens, const TapeSlot *t, Value s)
             double d = t->u.partials[k];
             if (s.tag == VT_NUM) {
                 if (dst->tag == VT_NUM)
-                    dst->as.num += mulz(d, s.as.num);
+                    dst->as.num += vl_ad_mulz(d, s.as.num);
                 else
-                    accumulate(S, dst, vl_num(mulz(d, s.as.num)));
+                    accumulate(S, dst, vl_num(vl_ad_mulz(d, s.as.num)));
             } else
                 accumulate(S, dst, mul_z(S, vl_num(d), s));
         }
@@ -849,9 +792,9 @@ static int sweep_plain(VladState *S, TagCtx *c, Value y, Value ybar,
             --t;
             if (s == 0 || t->parents[0] == VL_TAPE_NONE)
                 continue;
-            sens[t->parents[0]] += mulz(t->u.partials[0], s);
+            sens[t->parents[0]] += vl_ad_mulz(t->u.partials[0], s);
             if (t->parents[1] != VL_TAPE_NONE)
-                sens[t->parents[1]] += mulz(t->u.partials[1], s);
+                sens[t->parents[1]] += vl_ad_mulz(t->u.partials[1], s);
         }
     }
     return 1;

@@ -32,10 +32,12 @@
 #define VL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define VL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define VL_NORETURN __attribute__((noreturn))
+#define VL_NOINLINE __attribute__((noinline))
 #else
 #define VL_LIKELY(x) (x)
 #define VL_UNLIKELY(x) (x)
 #define VL_NORETURN
+#define VL_NOINLINE
 #endif
 
 #endif

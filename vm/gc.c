@@ -105,9 +105,20 @@ static void detach_thread(void *unused)
     GC_unregister_my_thread();
 }
 
+/* Collections no more often than once per this many bytes allocated:
+   Boehm's own rule (a fraction of the heap) makes a small heap collect
+   every few hundred KiB, and forward mode allocates a dual per operation
+   -- each collection's fixed cost (roots, stacks) then dominates. */
+#define MIN_BYTES_BETWEEN_COLLECTIONS ((size_t)4 << 20)
+
 static void init_once_fn(void)
 {
+    /* one marker thread: parallel marking wakes helper threads at every
+       collection, which costs more CPU than it saves on vlad's heaps
+       (and the machines it runs on have few cores) */
+    GC_set_markers_count(1);
     GC_INIT();
+    GC_set_min_bytes_allocd(MIN_BYTES_BETWEEN_COLLECTIONS);
     /* threads the host creates (without GC_pthread_create) may then
        register themselves: vl_gc_thread_attach */
     GC_allow_register_threads();

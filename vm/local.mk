@@ -13,7 +13,7 @@ libvlad_core_la_SOURCES += \
 	%reldir%/opcodes.h \
 	%reldir%/vm.c %reldir%/vm.h \
 	%reldir%/cont.c %reldir%/cont.h \
-	%reldir%/ad.c %reldir%/ad.h \
+	%reldir%/ad.c %reldir%/ad.h %reldir%/adfast.h \
 	%reldir%/walk.c %reldir%/walk.h \
 	%reldir%/cpj.c %reldir%/cpj.h \
 	%reldir%/prims.c %reldir%/prims.h \

@@ -82,17 +82,6 @@ Value vl_prims_binary(VladState *S, int id, Value a, Value b)
     return arith_values(S, id, a, b);
 }
 
-static int compare2(int id, double a, double b)
-{
-    switch (id) {
-    case IN_EQ: return a == b;
-    case IN_LT: return a < b;
-    case IN_GT: return a > b;
-    case IN_LE: return a <= b;
-    default: return a >= b;
-    }
-}
-
 int vl_prims_compare(VladState *S, int id, Value a, Value b)
 {
     const char *who = inline_names[id];
@@ -100,11 +89,11 @@ int vl_prims_compare(VladState *S, int id, Value a, Value b)
     int ok = 1;
     while (IS_PAIR(b)) {
         double y = real_arg(S, who, AS_PAIR(b)->car);
-        ok = ok && compare2(id, x, y);
+        ok = ok && vl_prims_compare2(id, x, y);
         x = y;
         b = AS_PAIR(b)->cdr;
     }
-    return ok && compare2(id, x, real_arg(S, who, b));
+    return ok && vl_prims_compare2(id, x, real_arg(S, who, b));
 }
 
 static double floor_(double x)

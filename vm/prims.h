@@ -33,6 +33,17 @@ VL_INTERNAL int vl_prims_inline_arity(int id);
    bad ones).  'id' is an InlineId. */
 VL_INTERNAL Value vl_prims_arith(VladState *S, int id, Value a, Value b);
 VL_INTERNAL int vl_prims_compare(VladState *S, int id, Value a, Value b);
+/* A comparison InlineId (IN_EQ .. IN_GE) on two plain doubles. */
+static inline int vl_prims_compare2(int id, double a, double b)
+{
+    switch (id) {
+    case IN_EQ: return a == b;
+    case IN_LT: return a < b;
+    case IN_GT: return a > b;
+    case IN_LE: return a <= b;
+    default: return a >= b;
+    }
+}
 VL_INTERNAL Value vl_prims_unary(VladState *S, int id, Value a);
 VL_INTERNAL Value vl_prims_binary(VladState *S, int id, Value a, Value b);
 VL_INTERNAL int vl_prims_predicate(VladState *S, int id, Value a);

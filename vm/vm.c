@@ -39,6 +39,7 @@
 #include <math.h>
 #include <string.h>
 #include "vm/ad.h"
+#include "vm/adfast.h"
 #include "vm/cpj.h"
 #include "vm/cont.h"
 #include "vm/except.h"
@@ -216,6 +217,17 @@ Value vl_vm_apply(VladState *S, Value fn, Value arg)
 #define OFF(i) ((int16_t)(i)->c)
 #define SHADOWED(id) (VL_UNLIKELY(shadow & BIT(id)) \
                       && !(i->x & VL_X_PRELUDE))
+
+/* A comparison of two reals that are plain, plain duals or tape nodes
+   (comparisons act on primals): 1 or 0, or -1 when the general path is
+   needed.  Out of line: inlined, it costs the dispatch loop registers. */
+static VL_NOINLINE int compare_primals(int id, Value a, Value b)
+{
+    double x, y;
+    if (vl_ad_plain_primal(a, &x) && vl_ad_plain_primal(b, &y))
+        return vl_prims_compare2(id, x, y);
+    return -1;
+}
 
 static Value execute(VladState *S, Value *base, const Instr *ip)
 {
@@ -436,6 +448,9 @@ next:
             R(i->a) = vl_num(vl_prims_math1[inline_id - IN_SQRT](va.as.num));
             VM_NEXT();
         }
+        if (inline_id >= IN_SQRT && inline_id <= IN_FLOOR
+            && vl_ad_unary_inline(S, inline_id, va, &R(i->a)))
+            VM_NEXT();
         SAVE();
         R(i->a) = vl_prims_unary(S, inline_id, va);
         VM_NEXT();
@@ -634,8 +649,10 @@ next:
 arith_slow:
     if (SHADOWED(inline_id))
         goto inline_call2;
+    if (VL_LIKELY(vl_ad_binary_inline(S, inline_id, va, vb, &R(i->a))))
+        VM_NEXT();
     SAVE();
-    if (VL_LIKELY(vl_ad_binary_fast(S, inline_id, va, vb, &R(i->a))))
+    if (vl_ad_binary_fast(S, inline_id, va, vb, &R(i->a)))
         VM_NEXT();
     R(i->a) = vl_prims_arith(S, inline_id, va, vb);
     VM_NEXT();
@@ -643,6 +660,13 @@ arith_slow:
 compare_value:
     if (SHADOWED(inline_id))
         goto inline_call2;
+    {
+        int r = compare_primals(inline_id, va, vb);
+        if (VL_LIKELY(r >= 0)) {
+            R(i->a) = vl_bool(r);
+            VM_NEXT();
+        }
+    }
     SAVE();
     R(i->a) = vl_bool(vl_prims_compare(S, inline_id, va, vb));
     VM_NEXT();
@@ -650,6 +674,14 @@ compare_value:
 jcompare_slow:
     if (SHADOWED(inline_id))
         goto inline_call2;
+    {
+        int r = compare_primals(inline_id, va, vb);
+        if (VL_LIKELY(r >= 0)) {
+            if (!r)
+                ip += OFF(i);
+            VM_NEXT();
+        }
+    }
     SAVE();
     if (!vl_prims_compare(S, inline_id, va, vb))
         ip += OFF(i);

@@ -76,8 +76,18 @@ int main(void)
         CHECK(strstr(S->err.message, "out of memory") != NULL);
         CHECK(run(S, "(define z (+ 1 2))") == VLAD_OK);
         CHECK(run(S, "(define x 0)") == VLAD_OK);
-        if (round == 0)
-            CHECK(mostly_free());
+        if (round == 0) {
+            /* a stale word on the C stack (which the collector scans
+               conservatively) can point into the list: one more small
+               evaluation overwrites that part of the stack */
+            int ok = mostly_free();
+            if (!ok) {
+                CHECK(run(S, "(define z (len (build 1000 '()) 0))")
+                      == VLAD_OK);
+                ok = mostly_free();
+            }
+            CHECK(ok);
+        }
         VladStatus st = run(S, half);
         if (round < 2)
             CHECK(st == VLAD_OK);

@@ -1,0 +1,255 @@
+/*
+ * vm/adfast.h -- the inline fast paths of lifted arithmetic
+ *
+ * Owns the per-operation rules on plain doubles (the value and partial
+ * derivatives of + - * / and of the unary functions, and the strong-zero
+ * product of AD's bookkeeping) and the cases the VM's dispatch loop
+ * handles without a call: operands that are plain reals and plain duals
+ * of one tag (forward mode), or plain reals and compact nodes of the
+ * innermost *j's tape appended in place (reverse mode).  Anything else
+ * -- nested perturbations, general nodes, a tape that must start a new
+ * chunk, a dual block to allocate -- returns 0 and takes the general path
+ * of vm/ad.c, which gives the same results.  Internal header.
+ */
+#ifndef VLAD_VM_ADFAST_H
+#define VLAD_VM_ADFAST_H
+
+#include <math.h>
+#include "vm/ad.h"
+#include "vm/prims.h"
+
+/* The product of AD's own bookkeeping (a partial derivative times a
+   tangent or a sensitivity): an exact zero factor makes it -0 whatever
+   the other is (doc/reference.md §8).  A product that is neither zero nor
+   NaN has no zero factor, so the test costs one comparison. */
+static inline double vl_ad_mulz(double a, double b)
+{
+    double p = a * b;
+    if (VL_LIKELY(fabs(p) > 0))
+        return p;
+    return a == 0 || b == 0 ? -0.0 : p;
+}
+
+/* A binary op on doubles, the four common ones inline. */
+static inline double vl_ad_plain2_inline(int op, double a, double b)
+{
+    switch (op) {
+    case IN_ADD: return a + b;
+    case IN_SUB: return a - b;
+    case IN_MUL: return a * b;
+    case IN_DIV: return a / b;
+    default: return vl_ad_plain2(op, a, b);
+    }
+}
+
+/* Partial derivatives of a binary op at plain (a, b) with result y. */
+static inline void vl_ad_partials2(int op, double a, double b, double y,
+                                   double *da, double *db)
+{
+    switch (op) {
+    case IN_ADD: *da = 1; *db = 1; break;
+    case IN_SUB: *da = 1; *db = -1; break;
+    case IN_MUL:
+    case IN__COUNT:         /* vm/ad.c's strong-zero product */
+        *da = b; *db = a; break;
+    case IN_DIV: *da = 1 / b; *db = -(y / b); break;
+    case IN_ATAN: {
+        double den = a * a + b * b;
+        *da = b / den;
+        *db = -a / den;
+        break;
+    }
+    case IN_EXPT:
+        *da = b * pow(a, b - 1);
+        *db = a == 0 ? 0 : y * log(a);
+        break;
+    default:                /* modulo */
+        *da = 1;
+        *db = -floor(a / b);
+        break;
+    }
+}
+
+/* The value y and derivative d of a unary op (IN_SQRT .. IN_FLOOR) at x. */
+static inline void vl_ad_partial1(int op, double x, double *y, double *d)
+{
+    double s, c;
+    switch (op) {
+    case IN_SIN:            /* sincos gives the same bits as sin, cos */
+        sincos(x, &s, &c);
+        *y = s;
+        *d = c;
+        break;
+    case IN_COS:
+        sincos(x, &s, &c);
+        *y = c;
+        *d = 0 - s;
+        break;
+    case IN_SQRT: *y = sqrt(x); *d = 0.5 / *y; break;
+    case IN_EXP: *y = exp(x); *d = *y; break;
+    case IN_LOG: *y = log(x); *d = 1 / x; break;
+    default: *y = floor(x); *d = 0; break;
+    }
+}
+
+/* An operand of the reverse fast path: a plain real, or a compact node
+   of the tape of *j invocation 'tag'.  Sets its primal and tape index
+   (VL_TAPE_NONE for a plain real); 0 when it is neither. */
+static inline int vl_ad_tape_operand(Value v, int64_t tag, double *x,
+                                     uint32_t *index)
+{
+    if (v.tag == VT_NUM) {
+        *x = v.as.num;
+        *index = VL_TAPE_NONE;
+        return 1;
+    }
+    if (v.tag != VT_TAPE)
+        return 0;
+    const TapeChunk *c = v.as.obj;
+    const TapeSlot *t = &c->slots[v.aux];
+    if (c->tag != tag || t->parents[0] == VL_TAPE_GENERAL)
+        return 0;
+    *x = t->primal;
+    *index = c->base + v.aux;
+    return 1;
+}
+
+/* Append a compact node to the innermost *j's tape f when its current
+   chunk can take it in place; 0 otherwise. */
+static inline int vl_ad_append(VladState *S, AdFrame *f, double y,
+                               uint32_t p0, double d0, uint32_t p1,
+                               double d1, Value *out)
+{
+    TapeChunk *c = f->chunk;
+    if (VL_UNLIKELY(c == NULL || c->used != f->n || c->used == c->cap))
+        return 0;
+    TapeSlot *t = &c->slots[f->n];
+    t->primal = y;
+    t->parents[0] = p0;
+    t->parents[1] = p1;
+    t->u.partials[0] = d0;
+    t->u.partials[1] = d1;
+    S->tape_nodes++;
+    out->tag = VT_TAPE;
+    out->aux = f->n;
+    out->as.obj = c;
+    c->used = ++f->n;
+    return 1;
+}
+
+/* A plain dual from the current block of the bump allocator; 0 when the
+   block is used up (the general path allocates the next). */
+static inline int vl_ad_put_dual(VladState *S, int64_t tag, double x,
+                                 double dx, Value *out)
+{
+    if (VL_UNLIKELY(S->dual_left == 0))
+        return 0;
+    PlainDual *p = S->dual_next++;
+    S->dual_left--;
+    p->primal = x;
+    p->tangent = dx;
+    p->tag = tag;
+    out->tag = VT_DUAL;
+    out->aux = 1;
+    out->as.obj = p;
+    return 1;
+}
+
+/* A binary op (IN_ADD .. IN_DIV) at least one of whose operands is not a
+   plain real: done here when the fast path applies, else 0. */
+static inline int vl_ad_binary_inline(VladState *S, int op, Value a,
+                                      Value b, Value *out)
+{
+    double x, y, r, da, db;
+    if (a.tag == VT_DUAL || b.tag == VT_DUAL) {
+        double dx = 0, dy = 0;
+        int64_t tag = -1;
+        if (a.tag == VT_DUAL) {
+            if (!a.aux)
+                return 0;
+            const PlainDual *d = a.as.obj;
+            x = d->primal;
+            dx = d->tangent;
+            tag = d->tag;
+        } else if (a.tag == VT_NUM)
+            x = a.as.num;
+        else
+            return 0;
+        if (b.tag == VT_DUAL) {
+            const PlainDual *d = b.as.obj;
+            if (!b.aux || (tag >= 0 && d->tag != tag))
+                return 0;
+            y = d->primal;
+            dy = d->tangent;
+            tag = d->tag;
+        } else if (b.tag == VT_NUM)
+            y = b.as.num;
+        else
+            return 0;
+        r = vl_ad_plain2_inline(op, x, y);
+        vl_ad_partials2(op, x, y, r, &da, &db);
+        double t;
+        if (a.tag == VT_DUAL && b.tag == VT_DUAL)
+            t = vl_ad_mulz(da, dx) + vl_ad_mulz(db, dy);
+        else
+            t = a.tag == VT_DUAL ? vl_ad_mulz(da, dx) : vl_ad_mulz(db, dy);
+        return vl_ad_put_dual(S, tag, r, 0.0 + t, out);
+    }
+    if (S->nad == 0)
+        return 0;
+    AdFrame *f = &S->ad[S->nad - 1];
+    uint32_t pa, pb;
+    if (!vl_ad_tape_operand(a, f->tag, &x, &pa)
+        || !vl_ad_tape_operand(b, f->tag, &y, &pb))
+        return 0;
+    r = vl_ad_plain2_inline(op, x, y);
+    vl_ad_partials2(op, x, y, r, &da, &db);
+    if (pa == VL_TAPE_NONE)
+        return vl_ad_append(S, f, r, pb, db, VL_TAPE_NONE, 0, out);
+    if (pb == VL_TAPE_NONE)
+        return vl_ad_append(S, f, r, pa, da, VL_TAPE_NONE, 0, out);
+    return vl_ad_append(S, f, r, pa, da, pb, db, out);
+}
+
+/* A unary op (IN_SQRT .. IN_FLOOR) on a plain dual or a compact node of
+   the innermost *j's tape: done here when the fast path applies, else 0. */
+static inline int vl_ad_unary_inline(VladState *S, int op, Value a,
+                                     Value *out)
+{
+    double y, d;
+    if (a.tag == VT_DUAL) {
+        if (!a.aux)
+            return 0;
+        const PlainDual *p = a.as.obj;
+        vl_ad_partial1(op, p->primal, &y, &d);
+        return vl_ad_put_dual(S, p->tag, y, 0.0 + vl_ad_mulz(d, p->tangent),
+                              out);
+    }
+    if (a.tag != VT_TAPE || S->nad == 0)
+        return 0;
+    AdFrame *f = &S->ad[S->nad - 1];
+    double x;
+    uint32_t pa;
+    if (!vl_ad_tape_operand(a, f->tag, &x, &pa))
+        return 0;
+    vl_ad_partial1(op, x, &y, &d);
+    return vl_ad_append(S, f, y, pa, d, VL_TAPE_NONE, 0, out);
+}
+
+/* The primal of a plain real, a plain dual or a tape node, for the
+   comparisons (which act on primals); 0 for anything else. */
+static inline int vl_ad_plain_primal(Value v, double *x)
+{
+    switch (v.tag) {
+    case VT_NUM: *x = v.as.num; return 1;
+    case VT_TAPE: *x = vl_tape_primal(v); return 1;
+    case VT_DUAL:
+        if (!v.aux)
+            return 0;
+        *x = ((const PlainDual *)v.as.obj)->primal;
+        return 1;
+    default: return 0;
+    }
+}
+
+#endif
