@@ -87,6 +87,7 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/cpj/corpus-conditionals.vlad \
 	%reldir%/cpj/corpus-deep-list.vlad \
 	%reldir%/cpj/corpus-deep-recursion.vlad \
+	%reldir%/cpj/corpus-activity.vlad \
 	%reldir%/cpj/corpus-forward-inside.vlad \
 	%reldir%/cpj/corpus-hand-hof.vlad \
 	%reldir%/cpj/corpus-helpers-inside.vlad \

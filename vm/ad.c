@@ -114,6 +114,15 @@ static int64_t tag_of(Value v)
     return -1;
 }
 
+/* v with the activity mark when it is a plain real (vm/value.h): a plain
+   real made from reals that carried a perturbation or a tape. */
+static inline Value marked(Value v)
+{
+    if (v.tag == VT_NUM)
+        v.aux = VL_ACTIVE;
+    return v;
+}
+
 /* Plain duals are carved from pointer-free blocks (the collector keeps a
    block while any dual in it is reachable): cheaper than one allocation
    each, as forward mode makes one per operation. */
@@ -417,7 +426,7 @@ int vl_ad_binary_fast(VladState *S, int op, Value a, Value b, Value *out)
         AdFrame *f = frame_of(S, tag);
         double r = vl_ad_plain2_inline(op, x, y), da, db;
         if (f == NULL) {
-            *out = vl_num(r);
+            *out = vl_num_marked(r, VL_ACTIVE);
             return 1;
         }
         vl_ad_partials2(op, x, y, r, &da, &db);
@@ -467,13 +476,21 @@ static void check_stack(VladState *S)
                           S->nad);
 }
 
+static Value binary_general(VladState *S, int op, Value a, Value b);
+
 Value vl_ad_binary(VladState *S, int op, Value a, Value b)
 {
     if (a.tag == VT_NUM && b.tag == VT_NUM)
-        return vl_num(vl_ad_plain2(op, a.as.num, b.as.num));
+        return vl_num_marked(vl_ad_plain2(op, a.as.num, b.as.num),
+                             a.aux | b.aux);
     Value r;
     if (vl_ad_binary_fast(S, op, a, b, &r))
         return r;
+    return marked(binary_general(S, op, a, b));
+}
+
+static Value binary_general(VladState *S, int op, Value a, Value b)
+{
     check_stack(S);
     int is_a, is_b;
     int64_t t = pick_tag(S, a, b, &is_a, &is_b);
@@ -553,10 +570,17 @@ static double plain1(int op, double x)
     }
 }
 
+static Value unary_general(VladState *S, int op, Value a);
+
 Value vl_ad_unary(VladState *S, int op, Value a)
 {
     if (a.tag == VT_NUM)
-        return vl_num(plain1(op, a.as.num));
+        return vl_num_marked(plain1(op, a.as.num), a.aux);
+    return marked(unary_general(S, op, a));
+}
+
+static Value unary_general(VladState *S, int op, Value a)
+{
     double x = 0, dx = 0;
     int64_t t = -1;
     if (a.tag == VT_TAPE ? !is_general(slot_of(a))
@@ -609,6 +633,7 @@ typedef struct TagCtx {
     double *dsens;          /* the same when all of them are plain */
     int nonplain;           /* a cotangent leaf that is not a plain real */
     uint32_t count;
+    int active_only;        /* tapify: only reals marked active */
 } TagCtx;
 
 /* A leaf that is a dual of another, suspended invocation (a checkpoint
@@ -638,8 +663,8 @@ static Value part_of(VladState *S, Value bar, int tangent)
 static Value through_dual(VladState *S, Value y, Value bar, WalkLeaf leaf,
                           void *ud)
 {
-    Value p = leaf(S, dual_primal(y), part_of(S, bar, 0), ud);
-    Value q = leaf(S, dual_tangent(y), part_of(S, bar, 1), ud);
+    Value p = leaf(S, marked(dual_primal(y)), part_of(S, bar, 0), ud);
+    Value q = leaf(S, marked(dual_tangent(y)), part_of(S, bar, 1), ud);
     return make_dual(S, dual_tag(y), p, q);
 }
 
@@ -657,27 +682,27 @@ static Value leaf_bundle(VladState *S, Value y, Value bar, void *ud)
 
 Value vl_ad_bundle(VladState *S, int64_t tag, Value x, Value dx)
 {
-    TagCtx c = {tag, NULL, NULL, 0, 0};
+    TagCtx c = {tag, NULL, NULL, 0, 0, 0};
     return vl_walk_zip(S, x, dx, leaf_bundle, &c, "j*", "tangent");
 }
 
 static Value leaf_primal(VladState *S, Value y, Value bar, void *ud)
 {
     THROUGH_SUSPENDED(leaf_primal);
-    return primal_at(y, tag_of(y) == ((TagCtx *)ud)->tag);
+    return marked(primal_at(y, tag_of(y) == ((TagCtx *)ud)->tag));
 }
 
 static Value leaf_tangent(VladState *S, Value y, Value bar, void *ud)
 {
     THROUGH_SUSPENDED(leaf_tangent);
     if (y.tag == VT_DUAL && dual_tag(y) == ((TagCtx *)ud)->tag)
-        return dual_tangent(y);
-    return vl_num(0);
+        return marked(dual_tangent(y));
+    return vl_num_marked(0, VL_ACTIVE);
 }
 
 Value vl_ad_jstar_result(VladState *S, int64_t tag, Value y)
 {
-    TagCtx c = {tag, NULL, NULL, 0, 0};
+    TagCtx c = {tag, NULL, NULL, 0, 0, 0};
     Value primal = vl_walk_map(S, y, leaf_primal, &c);
     Value tangent = vl_walk_map(S, y, leaf_tangent, &c);
     return vl_value_list2(primal, tangent);
@@ -688,13 +713,29 @@ Value vl_ad_jstar_result(VladState *S, int64_t tag, Value y)
 static Value leaf_tapify(VladState *S, Value y, Value bar, void *ud)
 {
     THROUGH_SUSPENDED(leaf_tapify);
+    if (((TagCtx *)ud)->active_only && y.tag == VT_NUM
+        && !(y.aux & VL_ACTIVE))
+        return y;           /* a constant of the computation */
     return make_node(S, ((TagCtx *)ud)->tag, y, 0, NULL, NULL);
 }
 
-Value vl_ad_tapify(VladState *S, int64_t tag, Value x)
+Value vl_ad_tapify(VladState *S, int64_t tag, Value x, int active_only)
 {
-    TagCtx c = {tag, NULL, NULL, 0, 0};
+    TagCtx c = {tag, NULL, NULL, 0, 0, active_only};
     return vl_walk_map(S, x, leaf_tapify, &c);
+}
+
+static Value leaf_activate(VladState *S, Value y, Value bar, void *ud)
+{
+    (void)S;
+    (void)bar;
+    (void)ud;
+    return marked(y);
+}
+
+Value vl_ad_activate(VladState *S, Value x)
+{
+    return vl_walk_map(S, x, leaf_activate, NULL);
 }
 
 /* Sensitivities: a zero-filled array of Values (VT_UNDEF reads as 0). */
@@ -740,10 +781,11 @@ static Value leaf_extract(VladState *S, Value y, Value bar, void *ud)
     TagCtx *c = ud;
     uint32_t i = swept_index(c, y);
     if (i == VL_TAPE_NONE)
-        return vl_num(0);
+        return vl_num_marked(0, VL_ACTIVE);
     if (c->dsens != NULL)
-        return vl_num(c->dsens[i]);
-    return c->sens[i].tag == VT_UNDEF ? vl_num(0) : c->sens[i];
+        return vl_num_marked(c->dsens[i], VL_ACTIVE);
+    return c->sens[i].tag == VT_UNDEF ? vl_num_marked(0, VL_ACTIVE)
+                                      : marked(c->sens[i]);
 }
 
 /* Propagate the sensitivity s of a node to its parents. */
@@ -804,7 +846,7 @@ Value vl_ad_starj_result(VladState *S, int64_t tag, Value xnodes, Value y,
                          Value ybar, TapeChunk *chunk, uint32_t n)
 {
     uint32_t count = chunk != NULL ? chunk->base + n : 0;
-    TagCtx c = {tag, NULL, NULL, 0, count};
+    TagCtx c = {tag, NULL, NULL, 0, count, 0};
     if ((chunk == NULL || !chunk->general)
         && sweep_plain(S, &c, y, ybar, chunk, n)) {
         Value xbar = vl_walk_map(S, xnodes, leaf_extract, &c);

@@ -144,8 +144,13 @@ VL_INTERNAL void vl_ad_pop(VladState *S);
 VL_INTERNAL Value vl_ad_bundle(VladState *S, int64_t tag, Value x, Value dx);
 VL_INTERNAL Value vl_ad_jstar_result(VladState *S, int64_t tag, Value y);
 
-/* *j: tapify the input; run the reverse sweep and build (list y x`). */
-VL_INTERNAL Value vl_ad_tapify(VladState *S, int64_t tag, Value x);
+/* *j: tapify the input (with active_only, only its plain reals marked
+   active and its other reals: checkpoint-*j's base cases); run the
+   reverse sweep and build (list y x`). */
+VL_INTERNAL Value vl_ad_tapify(VladState *S, int64_t tag, Value x,
+                               int active_only);
+/* x with every plain real marked active (checkpoint-*j's input). */
+VL_INTERNAL Value vl_ad_activate(VladState *S, Value x);
 VL_INTERNAL Value vl_ad_starj_result(VladState *S, int64_t tag, Value xnodes,
                                      Value y, Value ybar, TapeChunk *chunk,
                                      uint32_t n);

@@ -6,7 +6,10 @@
  * records the primitive it applies in S->calling_prim, from which the
  * trampoline finds the HostPrim around it.  The trampoline:
  * - effects: under checkpoint-*j, a re-execution returns the result the
- *   first run recorded instead of calling the host again (vm/cpj.h);
+ *   first run recorded instead of calling the host again (vm/cpj.h),
+ *   lifted by the partials when its arguments are differentiated;
+ * - activity: a plain real argument marked active by checkpoint-*j
+ *   (vm/value.h) counts as differentiated, and marks the result;
  * - derivatives: when an argument carries a perturbation or tape and the
  *   host gave partial derivatives (other host primitives), the call is
  *   lifted like a built-in operation (vl_ad_lift), so j*, *j and
@@ -65,26 +68,76 @@ static Value host_rule(VladState *S, void *ctx, int which, const Value *x)
     return apply_host(S, h->partial[which], x);
 }
 
-static Value apply_host(VladState *S, const HostPrim *h, const Value *args)
+/* Whether some argument carries a perturbation or a tape (2), or is a
+   plain real marked active by checkpoint-*j (1, vm/value.h), or neither
+   (0); with 1 or 2 a primitive without derivative is an error, as it is
+   under *j for an argument being differentiated. */
+static int differentiated(VladState *S, const HostPrim *h, const Value *args)
 {
-    int perturbed = 0;
-    for (int k = 0; k < h->info.arity; k++)
-        perturbed |= args[k].tag == VT_DUAL || args[k].tag == VT_TAPE;
-    if (!perturbed)
-        return call_host(S, h, args);
-    if (h->partial[0] == NULL)
+    int d = 0;
+    for (int k = 0; k < h->info.arity; k++) {
+        if (args[k].tag == VT_DUAL || args[k].tag == VT_TAPE)
+            d = 2;
+        else if (args[k].tag == VT_NUM && (args[k].aux & VL_ACTIVE) && !d)
+            d = 1;
+    }
+    if (d && h->partial[0] == NULL)
         vl_except_runtime(S, VLAD_ERR_RUNTIME,
                           "%s: cannot be differentiated (the host gave no "
                           "derivative)", h->info.name);
+    return d;
+}
+
+/* A plain real result of arguments marked active is marked too. */
+static Value mark_result(Value v, int d)
+{
+    if (d == 1 && v.tag == VT_NUM)
+        v.aux = VL_ACTIVE;
+    return v;
+}
+
+static Value apply_host(VladState *S, const HostPrim *h, const Value *args)
+{
+    int d = differentiated(S, h, args);
+    if (d < 2)
+        return mark_result(call_host(S, h, args), d);
     return vl_ad_lift(S, h->info.arity, args, host_rule, (void *)h);
+}
+
+/* An effect replayed by a re-execution of checkpoint-*j: the value the
+   first run recorded, lifted by the host's partial derivatives at the
+   arguments when they are being differentiated (the base cases). */
+typedef struct Replay {
+    const HostPrim *h;
+    Value v;
+} Replay;
+
+static Value replay(VladState *S, const Replay *r, const Value *args);
+
+static Value replay_rule(VladState *S, void *ctx, int which, const Value *x)
+{
+    const Replay *r = ctx;
+    if (which < 0)
+        return replay(S, r, x);
+    return apply_host(S, r->h->partial[which], x);
+}
+
+static Value replay(VladState *S, const Replay *r, const Value *args)
+{
+    int d = differentiated(S, r->h, args);
+    if (d < 2)
+        return mark_result(r->v, d);
+    return vl_ad_lift(S, r->h->info.arity, args, replay_rule, (void *)r);
 }
 
 static Value trampoline(VladState *S, Value *args)
 {
     const HostPrim *h = (const HostPrim *)S->calling_prim;
     Value v;
-    if (h->effect && vl_cpj_replay_input(S, &v))
-        return v;
+    if (h->effect && vl_cpj_replay_input(S, &v)) {
+        Replay r = {h, v};
+        return replay(S, &r, args);
+    }
     v = apply_host(S, h, args);
     if (h->effect)
         vl_cpj_record_input(S, v);

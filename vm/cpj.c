@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "vm/ad.h"
 #include "vm/cont.h"
 #include "vm/except.h"
 #include "vm/object.h"
@@ -346,6 +347,13 @@ static Value p_check_cotangent(VladState *S, Value *args)
     return args[1];
 }
 
+/* (%cpj-activate x): x with its plain reals marked active (vm/value.h):
+   what depends on them is what the base cases differentiate. */
+static Value p_activate(VladState *S, Value *args)
+{
+    return vl_ad_activate(S, args[0]);
+}
+
 /* (%cpj-count-leaf n): count a base case of n steps; returns n. */
 static Value p_count_leaf(VladState *S, Value *args)
 {
@@ -466,6 +474,7 @@ static const PrimInfo cpj_prims[] = {
     {"%cpj-position", p_position, 1, -1},
     {"%cpj-release", p_release, 2, -1},
     {"%cpj-count-leaf", p_count_leaf, 1, -1},
+    {"%cpj-activate", p_activate, 1, -1},
 };
 
 void vl_cpj_install(VladState *S)

@@ -62,7 +62,8 @@ static Value real_value(VladState *S, const char *who, Value v)
 static Value arith_values(VladState *S, int id, Value a, Value b)
 {
     if (VL_LIKELY(IS_NUM(a) && IS_NUM(b)))
-        return vl_num(vl_ad_plain2(id, a.as.num, b.as.num));
+        return vl_num_marked(vl_ad_plain2(id, a.as.num, b.as.num),
+                             a.aux | b.aux);
     const char *who = inline_names[id];
     return vl_ad_binary(S, id, real_value(S, who, a), real_value(S, who, b));
 }
@@ -120,7 +121,8 @@ Value vl_prims_unary(VladState *S, int id, Value a)
 {
     if (id >= IN_SQRT && id <= IN_FLOOR) {
         if (IS_NUM(a))
-            return vl_num(vl_prims_math1[id - IN_SQRT](a.as.num));
+            return vl_num_marked(vl_prims_math1[id - IN_SQRT](a.as.num),
+                                 a.aux);
         return vl_ad_unary(S, id, real_value(S, inline_names[id], a));
     }
     if (id == IN_CAR || id == IN_CDR) {

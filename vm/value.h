@@ -16,6 +16,17 @@
  * Values.  'aux' is free for internal uses (frame headers keep a distance
  * there) and is ignored by every user-visible operation.
  *
+ * Activity.  A plain real's aux is 0 or VL_ACTIVE: "this real may depend
+ * on the input of a running checkpoint-*j".  checkpoint-*j marks the reals
+ * of its input, every arithmetic operation marks its result when an
+ * operand is marked, and the results of j*, *j and of host primitives
+ * given marked reals are marked; so a real of a checkpointed state that
+ * is not marked is a constant of the computation (a loop counter, a
+ * parameter), and checkpoint-*j's base cases differentiate only the
+ * marked ones (vm/ad.c, vl_ad_tapify).  Marking more than needed is
+ * always safe (the real is then differentiated, as by *j, for nothing);
+ * missing one would not be.  Nothing else looks at the mark.
+ *
  * Reals are unboxed: arithmetic on plain reals allocates nothing.  Under
  * differentiation a real may also be a dual number (forward mode) or a tape
  * node (reverse mode); IS_REAL accepts all three.
@@ -83,6 +94,18 @@ static inline Value vl_num(double x)
     Value v;
     v.tag = VT_NUM;
     v.aux = 0;
+    v.as.num = x;
+    return v;
+}
+
+#define VL_ACTIVE 1u
+
+/* A plain real with the activity mark 'active' (0 or VL_ACTIVE). */
+static inline Value vl_num_marked(double x, uint32_t active)
+{
+    Value v;
+    v.tag = VT_NUM;
+    v.aux = active;
     v.as.num = x;
     return v;
 }

@@ -371,7 +371,8 @@ next:
         vb = expr_b; \
         if (VL_LIKELY(va.tag == VT_NUM && vb.tag == VT_NUM \
                       && !(shadow & BIT(id)))) { \
-            R(i->a) = vl_num(va.as.num OPER vb.as.num); \
+            R(i->a) = vl_num_marked(va.as.num OPER vb.as.num, \
+                                    va.aux | vb.aux); \
             VM_NEXT(); \
         } \
         inline_id = id; \
@@ -445,7 +446,8 @@ next:
         }
         if (VL_LIKELY(va.tag == VT_NUM && inline_id >= IN_SQRT
                       && inline_id <= IN_FLOOR)) {
-            R(i->a) = vl_num(vl_prims_math1[inline_id - IN_SQRT](va.as.num));
+            R(i->a) = vl_num_marked(
+                vl_prims_math1[inline_id - IN_SQRT](va.as.num), va.aux);
             VM_NEXT();
         }
         if (inline_id >= IN_SQRT && inline_id <= IN_FLOOR
@@ -610,7 +612,7 @@ next:
         check_procedure(S, "*j", R(0));
         int64_t tag = ++S->next_tag;
         vl_ad_push(S, tag, 1, (size_t)(base - S->stack), NULL, 0);
-        R(i->a + 1) = vl_ad_tapify(S, tag, R(i->b));
+        R(i->a + 1) = vl_ad_tapify(S, tag, R(i->b), i->c);
         R(i->a) = vl_raw(tag);
         R(i->a + 2) = UNDEF_VAL;
         VM_NEXT();
@@ -861,6 +863,10 @@ void vl_vm_init(VladState *S)
     static const Instr starj[] = {
         I(STARJ_BEGIN, 3, 1, 0), I(MOVE, 7, 0, 0), I(MOVE, 8, 4, 0),
         I(CALL, 6, 1, 0), I(STARJ_END, 6, 2, 0), I(RETURN, 6, 0, 0)};
+    /* the same, tapifying only the active reals of x (c = 1) */
+    static const Instr starj_active[] = {
+        I(STARJ_BEGIN, 3, 1, 1), I(MOVE, 7, 0, 0), I(MOVE, 8, 4, 0),
+        I(CALL, 6, 1, 0), I(STARJ_END, 6, 2, 0), I(RETURN, 6, 0, 0)};
 
     /* checkpoint-*j segments (vm/cpj.h).  FIRST (f x): R2 pos, R3 log,
        R4 anchor, R5.. call block.  RUN s (free pos log): R1 pos, R2 log,
@@ -899,6 +905,9 @@ void vl_vm_init(VladState *S)
     S->control[CTL_STARJ] = vl_compile_assemble(S, "*j", PK_STARJ, 3, 9,
                                                 starj, 6);
     S->control[CTL_STARJ]->ctlreg = 3;
+    S->control[CTL_STARJ_ACTIVE] = vl_compile_assemble(S, "*j", PK_STARJ, 3,
+                                                       9, starj_active, 6);
+    S->control[CTL_STARJ_ACTIVE]->ctlreg = 3;
     S->control[CTL_SEG_FIRST] = vl_compile_assemble(
         S, "checkpoint-*j", PK_SEGMENT, 2, 8, seg_first, 6);
     S->control[CTL_SEG_FIRST]->ctlreg = 4;
@@ -919,6 +928,7 @@ void vl_vm_init(VladState *S)
     bind_control(S, "%cpj-first", S->control[CTL_SEG_FIRST]);
     bind_control(S, "j*", S->control[CTL_JSTAR]);
     bind_control(S, "*j", S->control[CTL_STARJ]);
+    bind_control(S, "%cpj-*j", S->control[CTL_STARJ_ACTIVE]);
     bind_control(S, "checkpoint", S->control[CTL_CHECKPOINT]);
     bind_control(S, "primops", S->control[CTL_PRIMOPS]);
     S->resume_value = bind_control(S, "resume", S->control[CTL_RESUME]);

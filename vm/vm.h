@@ -23,7 +23,9 @@ enum {
     CTL_SEG_FIRST,      /* checkpoint-*j: the first, measuring run */
     CTL_SEG_RUN,        /* checkpoint-*j: resume a state to the end */
     CTL_SEG_ADV,        /* checkpoint-*j: advance a state by m steps */
-    CTL_ADVANCE         /* the delimiter of an advance */
+    CTL_ADVANCE,        /* the delimiter of an advance */
+    CTL_STARJ_ACTIVE    /* (%cpj-*j f s y`): *j differentiating only the
+                           reals of s marked active (vm/value.h) */
 };
 
 /* Index of the CALL instruction in the checkpoint prototype (its result
