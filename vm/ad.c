@@ -178,9 +178,16 @@ static void new_chunk(VladState *S, AdFrame *f)
 {
     TapeChunk *c = f->chunk;
     TapeChunk *nc = vl_gc_alloc(sizeof *nc);
+    /* the largest power of two at most a quarter of the tape so far,
+       between 16 and 8192 slots: the unused end of the newest chunk is at
+       most a fifth of the tape's bytes, and chunks come in few sizes,
+       which the collector reuses well */
     uint32_t cap = 16;
-    if (c != NULL && c->used == f->n)
-        cap = c->cap < 4096 ? c->cap * 2 : 8192;
+    if (c != NULL && c->used == f->n) {
+        uint32_t quarter = (c->base + f->n) / 4;
+        while (cap * 2 <= quarter && cap < 8192)
+            cap *= 2;
+    }
     nc->slots = vl_gc_alloc_atomic_touched(cap * sizeof(TapeSlot));
     nc->prev = c;
     nc->prev_n = f->n;
