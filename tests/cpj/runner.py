@@ -29,7 +29,7 @@ from this directory, and checks:
     the --stats totals of that call:
       runs = 1, primal steps = n, base-case steps = n, and
       binomial with s slots (SPEC's slots, or without slots
-      s = 2 ceil(log2 t) + 1), base b, t = ceil(n / b) units:
+      s = ceil(log2 t) + 4), base b, t = ceil(n / b) units:
         re-executed steps R = b * T(t, s), where T(1, s) = 0,
         T(t, 1) = t(t-1)/2, T(t, s) = min over 1 <= m < t of
         m + T(t - m, s - 1) + T(m, s)   (the revolve optimum; computed
@@ -314,7 +314,7 @@ def check_counts(spec, n_printed, st):
     strategy, slots, base = parse_spec(spec)
     t = -(-n // base)
     if strategy == "binomial":
-        s = slots if slots is not None else max(2, 2 * ceil_log2(t) + 1)
+        s = slots if slots is not None else ceil_log2(t) + 4
         expect("re-executed steps (b*T(%d,%d))" % (t, s), st["reexec"],
                base * revolve_t(t, s))
         expect("base cases", st["leaves"], t)
