@@ -224,13 +224,11 @@ static inline Value new_slot(VladState *S, AdFrame *f, TapeSlot **slot)
 static Value compact_node(VladState *S, AdFrame *f, double primal,
                           uint32_t p0, double d0, uint32_t p1, double d1)
 {
-    TapeSlot *t;
-    Value v = new_slot(S, f, &t);
-    t->primal = primal;
-    t->parents[0] = p0;
-    t->parents[1] = p1;
-    t->u.partials[0] = d0;
-    t->u.partials[1] = d1;
+    Value v;
+    if (!vl_ad_append(S, f, primal, p0, d0, p1, d1, &v)) {
+        new_chunk(S, f);
+        (void)vl_ad_append(S, f, primal, p0, d0, p1, d1, &v);
+    }
     return v;
 }
 
@@ -388,86 +386,22 @@ static Value lift_result(VladState *S, int64_t t, int reverse, Value y,
     return make_node(S, t, y, n, parents, partials);
 }
 
-/* A plain double operand: a VT_NUM, or a compact node or a dual with plain
-   primal and tangent, of tag 'tag'. */
-static int plain_dual(Value v, int64_t *tag, double *x, double *dx)
-{
-    if (!v.aux)
-        return 0;
-    const PlainDual *d = v.as.obj;
-    *tag = d->tag;
-    *x = d->primal;
-    *dx = d->tangent;
-    return 1;
-}
-
 int vl_ad_binary_fast(VladState *S, int op, Value a, Value b, Value *out)
 {
-    int64_t tag = -1, tb;
-    double x, y, dx = 0, dy = 0;
-    int ka = a.tag, kb = b.tag;
-    if (ka == VT_TAPE || kb == VT_TAPE) {
-        uint32_t pa = VL_TAPE_NONE, pb = VL_TAPE_NONE;
-        if (ka == VT_TAPE) {
-            const TapeSlot *t = slot_of(a);
-            if (is_general(t))
-                return 0;
-            tag = tag_of(a);
-            x = t->primal;
-            pa = index_of(a);
-        } else if (ka == VT_NUM)
-            x = a.as.num;
-        else
-            return 0;
-        if (kb == VT_TAPE) {
-            const TapeSlot *t = slot_of(b);
-            if (is_general(t) || (tag >= 0 && tag_of(b) != tag))
-                return 0;
-            tag = tag_of(b);
-            y = t->primal;
-            pb = index_of(b);
-        } else if (kb == VT_NUM)
-            y = b.as.num;
-        else
+    if (a.tag == VT_TAPE || b.tag == VT_TAPE) {
+        int64_t tag = tag_of(a.tag == VT_TAPE ? a : b);
+        VlAdNode n;
+        if (!vl_ad_node_binary(op, a, b, tag, &n))
             return 0;
         AdFrame *f = frame_of(S, tag);
-        double r = vl_ad_plain2_inline(op, x, y), da, db;
-        if (f == NULL) {
-            *out = vl_num_marked(r, VL_ACTIVE);
-            return 1;
-        }
-        vl_ad_partials2(op, x, y, r, &da, &db);
-        if (pa == VL_TAPE_NONE)
-            *out = compact_node(S, f, r, pb, db, VL_TAPE_NONE, 0);
-        else if (pb == VL_TAPE_NONE)
-            *out = compact_node(S, f, r, pa, da, VL_TAPE_NONE, 0);
-        else
-            *out = compact_node(S, f, r, pa, da, pb, db);
+        *out = f == NULL ? vl_num_marked(n.y, VL_ACTIVE)
+                         : compact_node(S, f, n.y, n.p0, n.d0, n.p1, n.d1);
         return 1;
     }
-    if (ka == VT_DUAL) {
-        if (!plain_dual(a, &tag, &x, &dx))
-            return 0;
-    } else if (ka == VT_NUM)
-        x = a.as.num;
-    else
+    int64_t tag;
+    double r, t;
+    if (!vl_ad_dual_binary(op, a, b, &tag, &r, &t))
         return 0;
-    if (kb == VT_DUAL) {
-        if (!plain_dual(b, &tb, &y, &dy) || (tag >= 0 && tb != tag))
-            return 0;
-        tag = tb;
-    } else if (kb == VT_NUM)
-        y = b.as.num;
-    else
-        return 0;
-    double r = vl_ad_plain2_inline(op, x, y), da, db;
-    vl_ad_partials2(op, x, y, r, &da, &db);
-    double t;               /* as lift_result */
-    if (ka == VT_DUAL && kb == VT_DUAL)
-        t = vl_ad_mulz(da, dx) + vl_ad_mulz(db, dy);
-    else
-        t = ka == VT_DUAL ? vl_ad_mulz(da, dx) : vl_ad_mulz(db, dy);
-    t = 0.0 + t;
     *out = make_dual(S, tag, vl_num(r), vl_num(t));
     return 1;
 }
@@ -591,7 +525,7 @@ static Value unary_general(VladState *S, int op, Value a)
     double x = 0, dx = 0;
     int64_t t = -1;
     if (a.tag == VT_TAPE ? !is_general(slot_of(a))
-                         : plain_dual(a, &t, &x, &dx)) {
+                         : vl_ad_dual_operand(a, &t, &x, &dx)) {
         x = a.tag == VT_TAPE ? slot_of(a)->primal : x;
         double y, d;
         vl_ad_partial1(op, x, &y, &d);

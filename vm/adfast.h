@@ -92,10 +92,53 @@ static inline void vl_ad_partial1(int op, double x, double *y, double *d)
     }
 }
 
-/* An operand of the reverse fast path: a plain real, or a compact node
-   of the tape of *j invocation 'tag'.  Sets its primal and tape index
-   (VL_TAPE_NONE for a plain real); 0 when it is neither. */
-static inline int vl_ad_tape_operand(Value v, int64_t tag, double *x,
+/* A forward-mode operand: a plain real (tag -1, tangent 0) or a plain
+   dual; 0 for anything else. */
+static inline int vl_ad_dual_operand(Value v, int64_t *tag, double *x,
+                                     double *dx)
+{
+    if (v.tag == VT_NUM) {
+        *tag = -1;
+        *x = v.as.num;
+        *dx = 0;
+        return 1;
+    }
+    if (v.tag != VT_DUAL || !v.aux)
+        return 0;
+    const PlainDual *d = v.as.obj;
+    *tag = d->tag;
+    *x = d->primal;
+    *dx = d->tangent;
+    return 1;
+}
+
+/* A binary op on plain reals and plain duals of one tag, at least one of
+   them a dual: the dual's tag, the value r and the tangent t (a sum of
+   strong-zero products from +0, vm/ad.c); 0 for other operands. */
+static inline int vl_ad_dual_binary(int op, Value a, Value b, int64_t *tag,
+                                    double *r, double *t)
+{
+    int64_t ta, tb;
+    double x, y, dx, dy, da, db;
+    if (!vl_ad_dual_operand(a, &ta, &x, &dx)
+        || !vl_ad_dual_operand(b, &tb, &y, &dy)
+        || (ta < 0 && tb < 0) || (ta >= 0 && tb >= 0 && ta != tb))
+        return 0;
+    *r = vl_ad_plain2_inline(op, x, y);
+    vl_ad_partials2(op, x, y, *r, &da, &db);
+    if (ta >= 0 && tb >= 0)
+        *t = vl_ad_mulz(da, dx) + vl_ad_mulz(db, dy);
+    else
+        *t = ta >= 0 ? vl_ad_mulz(da, dx) : vl_ad_mulz(db, dy);
+    *t = 0.0 + *t;
+    *tag = ta >= 0 ? ta : tb;
+    return 1;
+}
+
+/* A reverse-mode operand: a plain real (index VL_TAPE_NONE) or a compact
+   node of the tape of *j invocation 'tag' with its index on that tape; 0
+   for anything else. */
+static inline int vl_ad_node_operand(Value v, int64_t tag, double *x,
                                      uint32_t *index)
 {
     if (v.tag == VT_NUM) {
@@ -111,6 +154,35 @@ static inline int vl_ad_tape_operand(Value v, int64_t tag, double *x,
         return 0;
     *x = t->primal;
     *index = c->base + v.aux;
+    return 1;
+}
+
+/* The node a binary op makes from plain reals and compact nodes of the
+   tape 'tag' -- the caller knows one operand is a node (a binary op of
+   two plain reals never comes here): its value, and its parents with
+   their partials (the present ones first, VL_TAPE_NONE after). */
+typedef struct VlAdNode {
+    double y;
+    uint32_t p0, p1;        /* parents */
+    double d0, d1;          /* their partials */
+} VlAdNode;
+
+static inline int vl_ad_node_binary(int op, Value a, Value b, int64_t tag,
+                                    VlAdNode *n)
+{
+    double x, y, da, db;
+    uint32_t pa, pb;
+    if (!vl_ad_node_operand(a, tag, &x, &pa)
+        || !vl_ad_node_operand(b, tag, &y, &pb))
+        return 0;
+    n->y = vl_ad_plain2_inline(op, x, y);
+    vl_ad_partials2(op, x, y, n->y, &da, &db);
+    if (pa == VL_TAPE_NONE)
+        *n = (VlAdNode){n->y, pb, VL_TAPE_NONE, db, 0};
+    else if (pb == VL_TAPE_NONE)
+        *n = (VlAdNode){n->y, pa, VL_TAPE_NONE, da, 0};
+    else
+        *n = (VlAdNode){n->y, pa, pb, da, db};
     return 1;
 }
 
@@ -160,55 +232,18 @@ static inline int vl_ad_put_dual(VladState *S, int64_t tag, double x,
 static inline int vl_ad_binary_inline(VladState *S, int op, Value a,
                                       Value b, Value *out)
 {
-    double x, y, r, da, db;
     if (a.tag == VT_DUAL || b.tag == VT_DUAL) {
-        double dx = 0, dy = 0;
-        int64_t tag = -1;
-        if (a.tag == VT_DUAL) {
-            if (!a.aux)
-                return 0;
-            const PlainDual *d = a.as.obj;
-            x = d->primal;
-            dx = d->tangent;
-            tag = d->tag;
-        } else if (a.tag == VT_NUM)
-            x = a.as.num;
-        else
-            return 0;
-        if (b.tag == VT_DUAL) {
-            const PlainDual *d = b.as.obj;
-            if (!b.aux || (tag >= 0 && d->tag != tag))
-                return 0;
-            y = d->primal;
-            dy = d->tangent;
-            tag = d->tag;
-        } else if (b.tag == VT_NUM)
-            y = b.as.num;
-        else
-            return 0;
-        r = vl_ad_plain2_inline(op, x, y);
-        vl_ad_partials2(op, x, y, r, &da, &db);
-        double t;
-        if (a.tag == VT_DUAL && b.tag == VT_DUAL)
-            t = vl_ad_mulz(da, dx) + vl_ad_mulz(db, dy);
-        else
-            t = a.tag == VT_DUAL ? vl_ad_mulz(da, dx) : vl_ad_mulz(db, dy);
-        return vl_ad_put_dual(S, tag, r, 0.0 + t, out);
+        int64_t tag;
+        double r, t;
+        return vl_ad_dual_binary(op, a, b, &tag, &r, &t)
+               && vl_ad_put_dual(S, tag, r, t, out);
     }
-    if (S->nad == 0)
+    VlAdNode n;
+    if (S->nad == 0
+        || !vl_ad_node_binary(op, a, b, S->ad[S->nad - 1].tag, &n))
         return 0;
-    AdFrame *f = &S->ad[S->nad - 1];
-    uint32_t pa, pb;
-    if (!vl_ad_tape_operand(a, f->tag, &x, &pa)
-        || !vl_ad_tape_operand(b, f->tag, &y, &pb))
-        return 0;
-    r = vl_ad_plain2_inline(op, x, y);
-    vl_ad_partials2(op, x, y, r, &da, &db);
-    if (pa == VL_TAPE_NONE)
-        return vl_ad_append(S, f, r, pb, db, VL_TAPE_NONE, 0, out);
-    if (pb == VL_TAPE_NONE)
-        return vl_ad_append(S, f, r, pa, da, VL_TAPE_NONE, 0, out);
-    return vl_ad_append(S, f, r, pa, da, pb, db, out);
+    return vl_ad_append(S, &S->ad[S->nad - 1], n.y, n.p0, n.d0, n.p1, n.d1,
+                        out);
 }
 
 /* A unary op (IN_SQRT .. IN_FLOOR) on a plain dual or a compact node of
@@ -230,7 +265,7 @@ static inline int vl_ad_unary_inline(VladState *S, int op, Value a,
     AdFrame *f = &S->ad[S->nad - 1];
     double x;
     uint32_t pa;
-    if (!vl_ad_tape_operand(a, f->tag, &x, &pa))
+    if (!vl_ad_node_operand(a, f->tag, &x, &pa))
         return 0;
     vl_ad_partial1(op, x, &y, &d);
     return vl_ad_append(S, f, y, pa, d, VL_TAPE_NONE, 0, out);
