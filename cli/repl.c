@@ -61,6 +61,16 @@ const char *vl_repl_line_editing(void)
 static char *got_line;
 static int got;
 
+/* readline's input: a SIGINT ends the wait for a key (vl_signals_read)
+   with C-@ (set-mark), which does nothing that matters, and read_line
+   then drops the line. */
+static int getc_or_interrupt(FILE *in)
+{
+    unsigned char c;
+    ssize_t n = vl_signals_read(fileno(in), &c, 1);
+    return n == 1 ? c : n == -2 ? 0 : EOF;
+}
+
 static void on_line(char *line)
 {
     got_line = line;
@@ -138,8 +148,9 @@ static ReadStatus read_line(const char *prompt, char **out, int keep_sigint)
 #else /* plain lines */
 
 /* One byte of standard input: 0..255, EOF, or -2 for a Ctrl-C.  Bytes
-   are read with read(2) after a pselect() that lets the signals in, like
-   readline's loop above, so a Ctrl-C just before the read is not missed.
+   are read after a pselect() that lets the signals in, like readline's
+   loop above, so a Ctrl-C just before the wait is not missed, and with
+   vl_signals_read, so one just before the read is not either.
    On a terminal in canonical mode a read returns at most one line, so
    nothing beyond the current line is ever held here. */
 static int get_byte(void)
@@ -168,9 +179,11 @@ static int get_byte(void)
             continue;
         if (r < 0)
             break;
-        ssize_t n = read(STDIN_FILENO, buf, sizeof buf);
-        if (n < 0 && errno == EINTR)
-            continue;
+        sigprocmask(SIG_SETMASK, &orig, NULL);
+        ssize_t n = vl_signals_read(STDIN_FILENO, buf, sizeof buf);
+        sigprocmask(SIG_BLOCK, &block, NULL);
+        if (n == -2)
+            continue;           /* the Ctrl-C, seen at the top */
         if (n > 0) {
             pos = 1;
             len = (size_t)n;
@@ -405,6 +418,7 @@ static void readline_open(VlSession *s)
     rl_readline_name = "vlad";
     rl_catch_signals = 0;           /* cli/signals.c handles them */
     rl_catch_sigwinch = 0;
+    rl_getc_function = getc_or_interrupt;
     rl_change_environment = 0;      /* no LINES and COLUMNS */
     rl_attempted_completion_function = complete;
     rl_completer_word_break_characters = breaks;

@@ -9,12 +9,19 @@
 #include "config.h"
 #include "cli/signals.h"
 
+#include <errno.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stddef.h>
+#include <unistd.h>
 
 static VladState *volatile armed_state;
 static volatile sig_atomic_t armed, armed_hits, sigint_seen, winch_seen;
 static struct sigaction old_int, old_winch;
+/* vl_signals_read is between its last look at sigint_seen and the end of
+   its read(2): a SIGINT then jumps out of the read */
+static volatile sig_atomic_t in_read;
+static sigjmp_buf read_escape;
 
 static void on_sigint(int sig)
 {
@@ -22,8 +29,11 @@ static void on_sigint(int sig)
     if (armed && armed_state != NULL) {
         vlad_interrupt(armed_state);
         armed_hits = 1;
-    } else
+    } else {
         sigint_seen = 1;
+        if (in_read)
+            siglongjmp(read_escape, 1);
+    }
 }
 
 static void on_winch(int sig)
@@ -76,4 +86,27 @@ int vl_signals_take_winch(void)
     int r = winch_seen;
     winch_seen = 0;
     return r;
+}
+
+/* A Ctrl-C makes the terminal discard the input it holds.  A read that
+   was about to start when the SIGINT came (the input seen ready a moment
+   before) would then wait for the next line with the Ctrl-C already
+   handled; so the handler jumps out of the read instead. */
+ssize_t vl_signals_read(int fd, void *buf, size_t n)
+{
+    if (sigsetjmp(read_escape, 1)) {
+        in_read = 0;
+        return -2;
+    }
+    for (;;) {
+        in_read = 1;
+        if (sigint_seen) {
+            in_read = 0;
+            return -2;
+        }
+        ssize_t r = read(fd, buf, n);
+        in_read = 0;
+        if (r >= 0 || errno != EINTR)
+            return r < 0 ? -1 : r;
+    }
 }

@@ -4,6 +4,7 @@
 #ifndef VL_CLI_SIGNALS_H
 #define VL_CLI_SIGNALS_H
 
+#include <sys/types.h>
 #include "include/vlad.h"
 
 /* Install the handlers (without SA_RESTART, so a blocking read returns
@@ -16,6 +17,12 @@ void vl_signals_restore(void);
    returns whether vlad_interrupt was called while armed. */
 void vl_signals_arm(VladState *S);
 int vl_signals_disarm(void);
+
+/* read(2) of at most n bytes of fd: their number, 0 at end of file, -1
+   on an error, or -2 once a SIGINT has been noted (before the read or
+   during it; the note stays for vl_signals_take_sigint).  Other signals
+   do not end it. */
+ssize_t vl_signals_read(int fd, void *buf, size_t n);
 
 /* Whether a SIGINT (resp. SIGWINCH) was noted since the last call. */
 int vl_signals_take_sigint(void);
