@@ -21,6 +21,7 @@
 #include "config.h"
 #include "vm/ad.h"
 #include "vm/adfast.h"
+#include "vm/adsweep.h"
 
 #include <math.h>
 #include <string.h>
@@ -43,9 +44,14 @@ void vl_ad_push(VladState *S, int64_t tag, int reverse, size_t frame,
     f->escapes = S->escapes;
 }
 
+int vl_ad_tape_private(const VladState *S, const AdFrame *f)
+{
+    return f->reverse && f->escapes == S->escapes;
+}
+
 void vl_ad_release_tape(VladState *S, const AdFrame *f)
 {
-    if (!f->reverse || f->escapes != S->escapes)
+    if (!vl_ad_tape_private(S, f))
         return;
     for (TapeChunk *c = f->chunk, *prev; c != NULL; c = prev) {
         prev = c->prev;
@@ -568,6 +574,12 @@ static Value unary_general(VladState *S, int op, Value a)
 
 /* ===== j* ===== */
 
+/* A plain cotangent leaf of a node (the in-place sweep's seeds). */
+typedef struct VlSeed {
+    uint32_t i;
+    double v;
+} VlSeed;
+
 typedef struct TagCtx {
     int64_t tag;
     Value *sens;            /* *j: sensitivities by node index, or */
@@ -575,6 +587,10 @@ typedef struct TagCtx {
     int nonplain;           /* a cotangent leaf that is not a plain real */
     uint32_t count;
     int active_only;        /* tapify: only reals marked active */
+    VlInPlace *ip;          /* *j: sensitivities kept on the tape, or */
+    int collect;            /* collecting the seeds, for that */
+    VlSeed *seeds;
+    size_t nseeds, seeds_cap;
 } TagCtx;
 
 /* A leaf that is a dual of another, suspended invocation (a checkpoint
@@ -623,7 +639,7 @@ static Value leaf_bundle(VladState *S, Value y, Value bar, void *ud)
 
 Value vl_ad_bundle(VladState *S, int64_t tag, Value x, Value dx)
 {
-    TagCtx c = {tag, NULL, NULL, 0, 0, 0};
+    TagCtx c = {.tag = tag};
     return vl_walk_zip(S, x, dx, leaf_bundle, &c, "j*", "tangent");
 }
 
@@ -643,7 +659,7 @@ static Value leaf_tangent(VladState *S, Value y, Value bar, void *ud)
 
 Value vl_ad_jstar_result(VladState *S, int64_t tag, Value y)
 {
-    TagCtx c = {tag, NULL, NULL, 0, 0, 0};
+    TagCtx c = {.tag = tag};
     Value primal = vl_walk_map(S, y, leaf_primal, &c);
     Value tangent = vl_walk_map(S, y, leaf_tangent, &c);
     return vl_value_list2(primal, tangent);
@@ -662,7 +678,7 @@ static Value leaf_tapify(VladState *S, Value y, Value bar, void *ud)
 
 Value vl_ad_tapify(VladState *S, int64_t tag, Value x, int active_only)
 {
-    TagCtx c = {tag, NULL, NULL, 0, 0, active_only};
+    TagCtx c = {.tag = tag, .active_only = active_only};
     return vl_walk_map(S, x, leaf_tapify, &c);
 }
 
@@ -707,7 +723,15 @@ static Value leaf_seed(VladState *S, Value y, Value bar, void *ud)
     uint32_t i = swept_index(c, y);
     if (i == VL_TAPE_NONE)
         return y;
-    if (c->dsens == NULL)
+    if (c->collect) {
+        if (ybar.tag != VT_NUM) {
+            c->nonplain = 1;
+            return y;
+        }
+        c->seeds = vl_gc_grow(c->seeds, c->nseeds, &c->seeds_cap,
+                              sizeof(VlSeed));
+        c->seeds[c->nseeds++] = (VlSeed){i, ybar.as.num};
+    } else if (c->dsens == NULL)
         accumulate(S, &c->sens[i], ybar);
     else if (ybar.tag == VT_NUM)
         c->dsens[i] += ybar.as.num;
@@ -723,6 +747,8 @@ static Value leaf_extract(VladState *S, Value y, Value bar, void *ud)
     uint32_t i = swept_index(c, y);
     if (i == VL_TAPE_NONE)
         return vl_num_marked(0, VL_ACTIVE);
+    if (c->ip != NULL)
+        return vl_num_marked(*vl_inplace_sens(c->ip, i), VL_ACTIVE);
     if (c->dsens != NULL)
         return vl_num_marked(c->dsens[i], VL_ACTIVE);
     return c->sens[i].tag == VT_UNDEF ? vl_num_marked(0, VL_ACTIVE)
@@ -783,15 +809,44 @@ static int sweep_plain(VladState *S, TagCtx *c, Value y, Value ybar,
     return 1;
 }
 
+/* The reverse sweep of a private tape (vm/adsweep.h), when every
+   cotangent leaf is plain; sets *primal, the primal of y, first.
+   Returns 0 (having changed nothing) otherwise. */
+static int sweep_in_place(VladState *S, TagCtx *c, Value y, Value ybar,
+                          TapeChunk *chunk, uint32_t n, Value *primal)
+{
+    c->collect = 1;
+    vl_walk_zip(S, y, ybar, leaf_seed, c, "*j", "cotangent");
+    c->collect = 0;
+    if (c->nonplain) {
+        c->nonplain = 0;
+        return 0;
+    }
+    *primal = vl_walk_map(S, y, leaf_primal, c);
+    c->ip = vl_inplace_begin(S, chunk, n);
+    for (size_t k = 0; k < c->nseeds; k++)
+        *vl_inplace_sens(c->ip, c->seeds[k].i) += c->seeds[k].v;
+    vl_inplace_sweep(c->ip);
+    return 1;
+}
+
 Value vl_ad_starj_result(VladState *S, int64_t tag, Value xnodes, Value y,
-                         Value ybar, TapeChunk *chunk, uint32_t n)
+                         Value ybar, TapeChunk *chunk, uint32_t n,
+                         int private_tape)
 {
     uint32_t count = chunk != NULL ? chunk->base + n : 0;
-    TagCtx c = {tag, NULL, NULL, 0, count, 0};
+    TagCtx c = {.tag = tag, .count = count};
+    Value primal;
+    if ((chunk == NULL || !chunk->general) && private_tape
+        && sweep_in_place(S, &c, y, ybar, chunk, n, &primal)) {
+        Value xbar = vl_walk_map(S, xnodes, leaf_extract, &c);
+        vl_inplace_end(c.ip);
+        return vl_value_list2(primal, xbar);
+    }
     if ((chunk == NULL || !chunk->general)
         && sweep_plain(S, &c, y, ybar, chunk, n)) {
         Value xbar = vl_walk_map(S, xnodes, leaf_extract, &c);
-        Value primal = vl_walk_map(S, y, leaf_primal, &c);
+        primal = vl_walk_map(S, y, leaf_primal, &c);
         vl_gc_free(c.dsens);
         return vl_value_list2(primal, xbar);
     }
@@ -808,7 +863,7 @@ Value vl_ad_starj_result(VladState *S, int64_t tag, Value xnodes, Value y,
         }
     }
     Value xbar = vl_walk_map(S, xnodes, leaf_extract, &c);
-    Value primal = vl_walk_map(S, y, leaf_primal, &c);
+    primal = vl_walk_map(S, y, leaf_primal, &c);
     vl_gc_free(c.sens);
     return vl_value_list2(primal, xbar);
 }

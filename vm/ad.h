@@ -138,6 +138,8 @@ VL_INTERNAL AdFrame *vl_ad_top(VladState *S);
    but the *j itself can refer to it, and its blocks are reused at once
    instead of waiting for a collection. */
 VL_INTERNAL void vl_ad_release_tape(VladState *S, const AdFrame *f);
+/* That condition: f is a *j whose tape nothing else can refer to. */
+VL_INTERNAL int vl_ad_tape_private(const VladState *S, const AdFrame *f);
 VL_INTERNAL void vl_ad_pop(VladState *S);
 
 /* j*: bundle x with its tangent; unbundle the result into (list y y'). */
@@ -146,13 +148,15 @@ VL_INTERNAL Value vl_ad_jstar_result(VladState *S, int64_t tag, Value y);
 
 /* *j: tapify the input (with active_only, only its plain reals marked
    active and its other reals: checkpoint-*j's base cases); run the
-   reverse sweep and build (list y x`). */
+   reverse sweep and build (list y x`).  A private tape
+   (vl_ad_tape_private) may be swept in place: its primals are then gone,
+   so it must be released, or dropped, afterwards. */
 VL_INTERNAL Value vl_ad_tapify(VladState *S, int64_t tag, Value x,
                                int active_only);
 /* x with every plain real marked active (checkpoint-*j's input). */
 VL_INTERNAL Value vl_ad_activate(VladState *S, Value x);
 VL_INTERNAL Value vl_ad_starj_result(VladState *S, int64_t tag, Value xnodes,
                                      Value y, Value ybar, TapeChunk *chunk,
-                                     uint32_t n);
+                                     uint32_t n, int private_tape);
 
 #endif

@@ -14,6 +14,7 @@ libvlad_core_la_SOURCES += \
 	%reldir%/vm.c %reldir%/vm.h \
 	%reldir%/cont.c %reldir%/cont.h \
 	%reldir%/ad.c %reldir%/ad.h %reldir%/adfast.h \
+	%reldir%/adsweep.c %reldir%/adsweep.h \
 	%reldir%/walk.c %reldir%/walk.h \
 	%reldir%/cpj.c %reldir%/cpj.h \
 	%reldir%/prims.c %reldir%/prims.h \
