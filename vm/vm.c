@@ -452,8 +452,11 @@ next:
         }
         if (VL_LIKELY(va.tag == VT_NUM && inline_id >= IN_SQRT
                       && inline_id <= IN_FLOOR)) {
+            double x = va.as.num;      /* sqrt: one instruction */
             R(i->a) = vl_num_marked(
-                vl_prims_math1[inline_id - IN_SQRT](va.as.num), va.aux);
+                inline_id == IN_SQRT ? sqrt(x)
+                                     : vl_prims_math1[inline_id - IN_SQRT](x),
+                va.aux);
             VM_NEXT();
         }
         if (inline_id >= IN_SQRT && inline_id <= IN_FLOOR
