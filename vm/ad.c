@@ -175,7 +175,26 @@ static uint32_t index_of(Value v)
 
 static int is_general(const TapeSlot *t)
 {
-    return t->parents[0] == VL_TAPE_GENERAL;
+    return t->parent == VL_TAPE_GENERAL;
+}
+
+/* The VL_TAPE_CONT slots among slots[0 .. n) of c. */
+static uint32_t conts_upto(const TapeChunk *c, uint32_t n)
+{
+    if (n == c->used)
+        return c->conts;
+    uint32_t k = 0;
+    for (uint32_t j = 0; j < n; j++)
+        k += c->slots[j].parent == VL_TAPE_CONT;
+    return k;
+}
+
+uint64_t vl_ad_tape_nodes(const TapeChunk *chunk, uint32_t n)
+{
+    if (chunk == NULL)
+        return 0;
+    return (uint64_t)chunk->base + n - chunk->conts_before
+           - conts_upto(chunk, n);
 }
 
 /* Start a new chunk at the end of f's tape: the current one is full or is
@@ -198,11 +217,12 @@ static void new_chunk(VladState *S, AdFrame *f)
     nc->prev = c;
     nc->prev_n = f->n;
     nc->base = c != NULL ? c->base + f->n : 0;
+    nc->conts_before = c != NULL ? c->conts_before + conts_upto(c, f->n) : 0;
     nc->tag = f->tag;
     nc->cap = cap;
     nc->general = c != NULL && c->general;
     S->tape_bytes += cap * sizeof(TapeSlot) + sizeof *nc;
-    if (nc->base > VL_TAPE_GENERAL - cap)
+    if (nc->base > VL_TAPE_INDEX_MASK - cap)
         vl_except_runtime(S, VLAD_ERR_MEMORY,
                           "*j: the tape is full (%u operations)",
                           (unsigned)nc->base);
@@ -269,8 +289,8 @@ static Value make_node(VladState *S, int64_t tag, Value primal, int n,
     c->general = 1;
     S->tape_bytes += sizeof *e;
     t->primal = vl_value_primal(primal);
-    t->parents[0] = VL_TAPE_GENERAL;
-    t->parents[1] = VL_TAPE_NONE;
+    t->parent = VL_TAPE_GENERAL;
+    t->parent1 = VL_TAPE_NONE;
     t->u.ext = e;
     return v;
 }
@@ -759,9 +779,12 @@ static Value leaf_extract(VladState *S, Value y, Value bar, void *ud)
 static void backprop(VladState *S, Value *sens, const TapeSlot *t, Value s)
 {
     if (!is_general(t)) {
-        for (int k = 0; k < 2 && t->parents[k] != VL_TAPE_NONE; k++) {
-            Value *dst = &sens[t->parents[k]];
-            double d = t->u.partials[k];
+        uint32_t p[2];
+        double dk[2];
+        int n = vl_tape_parents(t, p, dk);
+        for (int k = 0; k < n; k++) {
+            Value *dst = &sens[p[k]];
+            double d = dk[k];
             if (s.tag == VT_NUM) {
                 if (dst->tag == VT_NUM)
                     dst->as.num += vl_ad_mulz(d, s.as.num);
@@ -799,11 +822,13 @@ static int sweep_plain(VladState *S, TagCtx *c, Value y, Value ybar,
         while (t > chunk->slots) {
             double s = *--si;
             --t;
-            if (s == 0 || t->parents[0] == VL_TAPE_NONE)
+            uint32_t p[2];
+            double d[2];
+            if (s == 0)
                 continue;
-            sens[t->parents[0]] += vl_ad_mulz(t->u.partials[0], s);
-            if (t->parents[1] != VL_TAPE_NONE)
-                sens[t->parents[1]] += vl_ad_mulz(t->u.partials[1], s);
+            int np = vl_tape_parents(t, p, d);
+            for (int k = 0; k < np; k++)
+                sens[p[k]] += vl_ad_mulz(d[k], s);
         }
     }
     return 1;

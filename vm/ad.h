@@ -53,7 +53,17 @@ typedef struct PlainDual {
    extending an older prefix) a new chunk starts there.  So tapes stay
    persistent and recorded nodes never change. */
 #define VL_TAPE_NONE 0xFFFFFFFFu        /* no parent */
-#define VL_TAPE_GENERAL 0xFFFFFFFEu     /* parent[0] of a general slot */
+#define VL_TAPE_GENERAL 0xFFFFFFFEu     /* parent of a general slot */
+#define VL_TAPE_CONT 0xFFFFFFFDu        /* parent of a node's second slot */
+/* Tape indices are below 2^30: parent1's top two bits say how its
+   partial is found (vl_tape_parents). */
+#define VL_TAPE_INDEX_BITS 30
+#define VL_TAPE_INDEX_MASK ((1u << VL_TAPE_INDEX_BITS) - 1)
+enum {
+    VL_TAPE_SAME = 0,       /* the same partial as parent 0's */
+    VL_TAPE_NEG = 1,        /* its negation (bit for bit) */
+    VL_TAPE_NEXT = 2        /* in the next slot, a VL_TAPE_CONT one */
+};
 
 /* A node whose primal and partials carry other perturbations: the slot
    holds a pointer to this record (kept alive by its chunk's ext list). */
@@ -65,17 +75,45 @@ typedef struct TapeExt {
     struct TapeExt *next;
 } TapeExt;
 
-/* One node: 32 bytes.  Compact when primal and partials are plain
-   doubles; general (parents[0] == VL_TAPE_GENERAL) otherwise.  'primal'
-   is always the plain primal (all perturbations removed). */
+/* One slot: 24 bytes.  A compact node (plain primal and partials) with
+   no parent or one takes one slot, and so does one with two parents
+   whose partials are equal or opposite (x + y, x - y, x * x); other
+   two-parent nodes (x * y, x / y) take a second slot for the second
+   partial.  A general node (parent == VL_TAPE_GENERAL) points at its
+   TapeExt.  'primal' is always the plain primal (all perturbations
+   removed). */
 typedef struct TapeSlot {
     double primal;
-    uint32_t parents[2];    /* tape indices, VL_TAPE_NONE when absent */
+    uint32_t parent;        /* parent 0's tape index, VL_TAPE_NONE (a
+                               leaf), VL_TAPE_GENERAL or VL_TAPE_CONT */
+    uint32_t parent1;       /* parent 1's index | kind << 30, or
+                               VL_TAPE_NONE */
     union {
-        double partials[2];
+        double partial;     /* parent 0's (a CONT slot: the previous
+                               slot's parent 1's) */
         TapeExt *ext;
     } u;
 } TapeSlot;
+
+/* The parents (tape indices) and partials of a compact node, or of a
+   second slot (none): their number. */
+static inline int vl_tape_parents(const TapeSlot *t, uint32_t *p, double *d)
+{
+    if (t->parent >= VL_TAPE_CONT)
+        return 0;
+    p[0] = t->parent;
+    d[0] = t->u.partial;
+    uint32_t q = t->parent1;
+    if (q == VL_TAPE_NONE)
+        return 1;
+    p[1] = q & VL_TAPE_INDEX_MASK;
+    switch (q >> VL_TAPE_INDEX_BITS) {
+    case VL_TAPE_SAME: d[1] = d[0]; break;
+    case VL_TAPE_NEG: d[1] = -d[0]; break;
+    default: d[1] = t[1].u.partial; break;
+    }
+    return 2;
+}
 
 typedef struct TapeChunk {
     struct TapeChunk *prev; /* the chunk holding the preceding nodes */
@@ -85,6 +123,8 @@ typedef struct TapeChunk {
     uint32_t base;          /* tape index of slots[0] */
     uint32_t prev_n;        /* nodes of prev that precede slots[0] */
     uint32_t used, cap;     /* fill mark, capacity */
+    uint32_t conts;         /* VL_TAPE_CONT slots in slots[0 .. used) */
+    uint32_t conts_before;  /* and on the tape before slots[0] */
     int general;            /* a general node is in this chunk or before */
 } TapeChunk;
 
@@ -138,6 +178,8 @@ VL_INTERNAL AdFrame *vl_ad_top(VladState *S);
    but the *j itself can refer to it, and its blocks are reused at once
    instead of waiting for a collection. */
 VL_INTERNAL void vl_ad_release_tape(VladState *S, const AdFrame *f);
+/* The nodes on the tape (chunk, n) (a node may take two slots). */
+VL_INTERNAL uint64_t vl_ad_tape_nodes(const TapeChunk *chunk, uint32_t n);
 /* That condition: f is a *j whose tape nothing else can refer to. */
 VL_INTERNAL int vl_ad_tape_private(const VladState *S, const AdFrame *f);
 VL_INTERNAL void vl_ad_pop(VladState *S);

@@ -15,6 +15,7 @@
 #define VLAD_VM_ADFAST_H
 
 #include <math.h>
+#include <string.h>
 #include "vm/ad.h"
 #include "vm/prims.h"
 
@@ -150,7 +151,7 @@ static inline int vl_ad_node_operand(Value v, int64_t tag, double *x,
         return 0;
     const TapeChunk *c = v.as.obj;
     const TapeSlot *t = &c->slots[v.aux];
-    if (c->tag != tag || t->parents[0] == VL_TAPE_GENERAL)
+    if (c->tag != tag || t->parent == VL_TAPE_GENERAL)
         return 0;
     *x = t->primal;
     *index = c->base + v.aux;
@@ -186,6 +187,26 @@ static inline int vl_ad_node_binary(int op, Value a, Value b, int64_t tag,
     return 1;
 }
 
+/* parent1 of a compact node with second parent p1 (VL_TAPE_NONE when
+   there is none), by how its partial d1 relates to d0; *slots is set to
+   the slots it takes. */
+static inline uint32_t vl_ad_parent1(uint32_t p1, double d0, double d1,
+                                     uint32_t *slots)
+{
+    *slots = 1;
+    if (p1 == VL_TAPE_NONE)
+        return p1;
+    uint64_t b0, b1;
+    memcpy(&b0, &d0, sizeof b0);
+    memcpy(&b1, &d1, sizeof b1);
+    if (b1 == b0)
+        return p1 | (uint32_t)VL_TAPE_SAME << VL_TAPE_INDEX_BITS;
+    if (b1 == (b0 ^ (UINT64_C(1) << 63)))
+        return p1 | (uint32_t)VL_TAPE_NEG << VL_TAPE_INDEX_BITS;
+    *slots = 2;
+    return p1 | (uint32_t)VL_TAPE_NEXT << VL_TAPE_INDEX_BITS;
+}
+
 /* Append a compact node to the innermost *j's tape f when its current
    chunk can take it in place; 0 otherwise. */
 static inline int vl_ad_append(VladState *S, AdFrame *f, double y,
@@ -193,19 +214,27 @@ static inline int vl_ad_append(VladState *S, AdFrame *f, double y,
                                double d1, Value *out)
 {
     TapeChunk *c = f->chunk;
-    if (VL_UNLIKELY(c == NULL || c->used != f->n || c->used == c->cap))
+    uint32_t slots, q = vl_ad_parent1(p1, d0, d1, &slots);
+    if (VL_UNLIKELY(c == NULL || c->used != f->n
+                    || c->cap - c->used < slots))
         return 0;
     TapeSlot *t = &c->slots[f->n];
     t->primal = y;
-    t->parents[0] = p0;
-    t->parents[1] = p1;
-    t->u.partials[0] = d0;
-    t->u.partials[1] = d1;
+    t->parent = p0;
+    t->parent1 = q;
+    t->u.partial = d0;
+    if (slots == 2) {
+        c->conts++;
+        t[1].primal = 0;
+        t[1].parent = VL_TAPE_CONT;
+        t[1].parent1 = VL_TAPE_NONE;
+        t[1].u.partial = d1;
+    }
     S->tape_nodes++;
     out->tag = VT_TAPE;
     out->aux = f->n;
     out->as.obj = c;
-    c->used = ++f->n;
+    c->used = f->n += slots;
     return 1;
 }
 

@@ -90,14 +90,18 @@ void vl_inplace_sweep(VlInPlace *ip)
         while (t > s0) {
             --t;
             double s = t->primal;
-            uint32_t p0 = t->parents[0], p1 = t->parents[1];
-            if (s == 0 || p0 == VL_TAPE_NONE)
+            uint32_t p[2];
+            double d[2];
+            if (s == 0)
                 continue;
-            double d0 = vl_ad_mulz(t->u.partials[0], s);
-            *parent_sens(ip, s0, base, p0) += d0;
-            if (p1 != VL_TAPE_NONE) {
-                double d1 = vl_ad_mulz(t->u.partials[1], s);
-                *parent_sens(ip, s0, base, p1) += d1;
+            int np = vl_tape_parents(t, p, d);
+            if (np == 0)
+                continue;
+            double d0 = vl_ad_mulz(d[0], s);
+            *parent_sens(ip, s0, base, p[0]) += d0;
+            if (np == 2) {
+                double d1 = vl_ad_mulz(d[1], s);
+                *parent_sens(ip, s0, base, p[1]) += d1;
             }
         }
     }

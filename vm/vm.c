@@ -630,7 +630,7 @@ next:
         SAVE();
         AdFrame top = *vl_ad_top(S);
         vl_ad_pop(S);
-        uint64_t nodes = top.chunk != NULL ? top.chunk->base + top.n : 0;
+        uint64_t nodes = vl_ad_tape_nodes(top.chunk, top.n);
         if (nodes > S->peak_tape_nodes)
             S->peak_tape_nodes = nodes;
         if (S->nlimits > 0) {       /* let deferred advances fire */
