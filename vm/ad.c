@@ -131,8 +131,12 @@ static inline Value marked(Value v)
 
 /* Plain duals are carved from pointer-free blocks (the collector keeps a
    block while any dual in it is reachable): cheaper than one allocation
-   each, as forward mode makes one per operation. */
-#define DUALS_PER_BLOCK 170
+   each, as forward mode makes one per operation.  A block is 16 KiB:
+   Boehm finds each such block with a search of its free lists costing
+   about 2,000 instructions, which at 4 KiB blocks was 12% of j*'s
+   instructions (bench/ad newton, callgrind); a long-lived dual keeps at
+   most this much memory with it. */
+#define DUALS_PER_BLOCK 682
 
 static PlainDual *new_plain_dual(VladState *S)
 {
