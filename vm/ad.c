@@ -217,7 +217,9 @@ static void new_chunk(VladState *S, AdFrame *f)
         while (cap * 2 <= quarter && cap < 8192)
             cap *= 2;
     }
-    nc->slots = vl_gc_alloc_atomic_touched(cap * sizeof(TapeSlot));
+    /* cap slots for nodes to start in, and a spare one for the second
+       slot of the last (vl_ad_append) */
+    nc->slots = vl_gc_alloc_atomic_touched((cap + 1) * sizeof(TapeSlot));
     nc->prev = c;
     nc->prev_n = f->n;
     nc->base = c != NULL ? c->base + f->n : 0;
@@ -225,7 +227,7 @@ static void new_chunk(VladState *S, AdFrame *f)
     nc->tag = f->tag;
     nc->cap = cap;
     nc->general = c != NULL && c->general;
-    S->tape_bytes += cap * sizeof(TapeSlot) + sizeof *nc;
+    S->tape_bytes += (cap + 1) * sizeof(TapeSlot) + sizeof *nc;
     if (nc->base > VL_TAPE_INDEX_MASK - cap)
         vl_except_runtime(S, VLAD_ERR_MEMORY,
                           "*j: the tape is full (%u operations)",
@@ -238,7 +240,7 @@ static void new_chunk(VladState *S, AdFrame *f)
 static inline Value new_slot(VladState *S, AdFrame *f, TapeSlot **slot)
 {
     TapeChunk *c = f->chunk;
-    if (c == NULL || c->used != f->n || c->used == c->cap) {
+    if (c == NULL || c->used != f->n || c->used >= c->cap) {
         new_chunk(S, f);
         c = f->chunk;
     }

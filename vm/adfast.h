@@ -187,38 +187,33 @@ static inline int vl_ad_node_binary(int op, Value a, Value b, int64_t tag,
     return 1;
 }
 
-/* parent1 of a compact node with second parent p1 (VL_TAPE_NONE when
-   there is none), by how its partial d1 relates to d0; *slots is set to
-   the slots it takes. */
-static inline uint32_t vl_ad_parent1(uint32_t p1, double d0, double d1,
-                                     uint32_t *slots)
-{
-    *slots = 1;
-    if (p1 == VL_TAPE_NONE)
-        return p1;
-    uint64_t b0, b1;
-    memcpy(&b0, &d0, sizeof b0);
-    memcpy(&b1, &d1, sizeof b1);
-    if (b1 == b0)
-        return p1 | (uint32_t)VL_TAPE_SAME << VL_TAPE_INDEX_BITS;
-    if (b1 == (b0 ^ (UINT64_C(1) << 63)))
-        return p1 | (uint32_t)VL_TAPE_NEG << VL_TAPE_INDEX_BITS;
-    *slots = 2;
-    return p1 | (uint32_t)VL_TAPE_NEXT << VL_TAPE_INDEX_BITS;
-}
-
 /* Append a compact node to the innermost *j's tape f when its current
-   chunk can take it in place; 0 otherwise. */
+   chunk can take it in place; 0 otherwise.  A second parent whose
+   partial d1 is d0 or -d0 (bit for bit) is marked so in parent1's top
+   bits; another d1 goes into a second slot (vm/ad.h). */
 static inline int vl_ad_append(VladState *S, AdFrame *f, double y,
                                uint32_t p0, double d0, uint32_t p1,
                                double d1, Value *out)
 {
     TapeChunk *c = f->chunk;
-    uint32_t slots, q = vl_ad_parent1(p1, d0, d1, &slots);
-    if (VL_UNLIKELY(c == NULL || c->used != f->n
-                    || c->cap - c->used < slots))
+    uint32_t n = f->n, q = p1, slots = 1;
+    /* a chunk has a spare slot after its capacity, for a second slot */
+    if (VL_UNLIKELY(c == NULL || c->used != n || n >= c->cap))
         return 0;
-    TapeSlot *t = &c->slots[f->n];
+    if (p1 != VL_TAPE_NONE) {
+        uint64_t b0, b1;
+        memcpy(&b0, &d0, sizeof b0);
+        memcpy(&b1, &d1, sizeof b1);
+        if (b1 == b0)
+            q = p1 | (uint32_t)VL_TAPE_SAME << VL_TAPE_INDEX_BITS;
+        else if (b1 == (b0 ^ (UINT64_C(1) << 63)))
+            q = p1 | (uint32_t)VL_TAPE_NEG << VL_TAPE_INDEX_BITS;
+        else {
+            q = p1 | (uint32_t)VL_TAPE_NEXT << VL_TAPE_INDEX_BITS;
+            slots = 2;
+        }
+    }
+    TapeSlot *t = &c->slots[n];
     t->primal = y;
     t->parent = p0;
     t->parent1 = q;
@@ -232,9 +227,9 @@ static inline int vl_ad_append(VladState *S, AdFrame *f, double y,
     }
     S->tape_nodes++;
     out->tag = VT_TAPE;
-    out->aux = f->n;
+    out->aux = n;
     out->as.obj = c;
-    c->used = f->n += slots;
+    c->used = f->n = n + slots;
     return 1;
 }
 
