@@ -95,8 +95,7 @@ static inline AdFrame *frame_of(VladState *S, int64_t tag)
 
 static int64_t dual_tag(Value v)
 {
-    return v.aux ? ((const PlainDual *)v.as.obj)->tag
-                 : ((const Dual *)v.as.obj)->tag;
+    return v.aux ? (int64_t)v.aux : ((const Dual *)v.as.obj)->tag;
 }
 
 static Value dual_primal(Value v)
@@ -131,12 +130,13 @@ static inline Value marked(Value v)
 
 /* Plain duals are carved from pointer-free blocks (the collector keeps a
    block while any dual in it is reachable): cheaper than one allocation
-   each, as forward mode makes one per operation.  A block is 16 KiB:
+   each, as forward mode makes one per operation (16 bytes: the tag is in
+   the value, vm/ad.h).  A block is 16 KiB:
    Boehm finds each such block with a search of its free lists costing
    about 2,000 instructions, which at 4 KiB blocks was 12% of j*'s
    instructions (bench/ad newton, callgrind); a long-lived dual keeps at
    most this much memory with it. */
-#define DUALS_PER_BLOCK 682
+#define DUALS_PER_BLOCK 1024
 
 static PlainDual *new_plain_dual(VladState *S)
 {
@@ -151,13 +151,13 @@ static PlainDual *new_plain_dual(VladState *S)
 static Value make_dual(VladState *S, int64_t tag, Value primal,
                        Value tangent)
 {
-    if (primal.tag == VT_NUM && tangent.tag == VT_NUM) {
+    if (primal.tag == VT_NUM && tangent.tag == VT_NUM
+        && tag <= VL_PLAIN_DUAL_MAX_TAG) {
         PlainDual *p = new_plain_dual(S);
         p->primal = primal.as.num;
         p->tangent = tangent.as.num;
-        p->tag = tag;
         Value v = vl_obj(VT_DUAL, p);
-        v.aux = 1;
+        v.aux = (uint32_t)tag;
         return v;
     }
     Dual *d = vl_gc_alloc(sizeof *d);

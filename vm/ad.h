@@ -2,7 +2,7 @@
  * vm/ad.h -- automatic differentiation: dual numbers, tapes, lifting
  *
  * A real is a plain double (VT_NUM), a dual number (VT_DUAL: forward
- * mode; a Dual, or a PlainDual when aux = 1) or a tape node (VT_TAPE:
+ * mode; a Dual, or a PlainDual when aux = its tag) or a tape node (VT_TAPE:
  * reverse mode).  Each invocation of j* or
  * *j has a unique tag; its perturbation (dual) or its tape nodes carry that
  * tag.  Primal and tangent of a dual, and the primal and partials of a
@@ -36,12 +36,14 @@ typedef struct Dual {
 } Dual;
 
 /* The compact form of a dual whose primal and tangent are plain doubles
-   (a VT_DUAL value with aux = 1): pointer-free memory. */
+   and whose tag fits in 32 bits: a VT_DUAL value with aux = the tag
+   (tags start at 1, so aux = 0 means a Dual), pointing at 16 bytes of
+   pointer-free memory. */
 typedef struct PlainDual {
     double primal;          /* first field */
     double tangent;
-    int64_t tag;
 } PlainDual;
+#define VL_PLAIN_DUAL_MAX_TAG ((int64_t)UINT32_MAX)
 
 /* A tape is stored in chunks: arrays of fixed-size slots filled in
    creation order.  A node is named by its chunk and its ordinal in it

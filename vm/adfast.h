@@ -107,7 +107,7 @@ static inline int vl_ad_dual_operand(Value v, int64_t *tag, double *x,
     if (v.tag != VT_DUAL || !v.aux)
         return 0;
     const PlainDual *d = v.as.obj;
-    *tag = d->tag;
+    *tag = v.aux;
     *x = d->primal;
     *dx = d->tangent;
     return 1;
@@ -238,15 +238,15 @@ static inline int vl_ad_append(VladState *S, AdFrame *f, double y,
 static inline int vl_ad_put_dual(VladState *S, int64_t tag, double x,
                                  double dx, Value *out)
 {
+    /* tag is a plain dual operand's, so it fits in aux (vm/ad.h) */
     if (VL_UNLIKELY(S->dual_left == 0))
         return 0;
     PlainDual *p = S->dual_next++;
     S->dual_left--;
     p->primal = x;
     p->tangent = dx;
-    p->tag = tag;
     out->tag = VT_DUAL;
-    out->aux = 1;
+    out->aux = (uint32_t)tag;
     out->as.obj = p;
     return 1;
 }
@@ -281,7 +281,7 @@ static inline int vl_ad_unary_inline(VladState *S, int op, Value a,
             return 0;
         const PlainDual *p = a.as.obj;
         vl_ad_partial1(op, p->primal, &y, &d);
-        return vl_ad_put_dual(S, p->tag, y, 0.0 + vl_ad_mulz(d, p->tangent),
+        return vl_ad_put_dual(S, a.aux, y, 0.0 + vl_ad_mulz(d, p->tangent),
                               out);
     }
     if (a.tag != VT_TAPE || S->nad == 0)

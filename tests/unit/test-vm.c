@@ -233,6 +233,40 @@ static void test_derivatives(VladState *S)
     }
 }
 
+/* Plain duals keep their tag in the value's 32-bit aux word; a tag
+   beyond it makes a general dual instead.  The same computations, run
+   with tags just below and across 2^32 (nested j*, j* over *j, a
+   checkpoint resumed inside j*), print what they print with small tags. */
+static void test_big_tags(VladState *S)
+{
+    static const char *const progs[] = {
+        "(j* (lambda (x) (* (sin x) (sqrt x))) 2 1)\n",
+        "(j* (lambda (x) (cadr (j* (lambda (y) (* x (* y y))) x 1))) 3 1)\n",
+        "(j* (lambda (x) (cadr (*j (lambda (y) (* x (* y y))) x 1))) 3 1)\n",
+        "(*j (lambda (x) (cadr (j* (lambda (y) (/ x (+ y 1))) x 1))) 3 1)\n",
+        "(j* (lambda (x) (resume (checkpoint (lambda (y) (* y (exp y))) x 3)))"
+        " 0.5 1)\n",
+    };
+    const size_t n = sizeof progs / sizeof progs[0];
+    char want[8][256];
+    for (size_t k = 0; k < n; k++) {       /* with small tags */
+        nout = 0;
+        out[0] = '\0';
+        Value v;
+        CHECK(vl_toplevel_eval(S, progs[k], strlen(progs[k]), "<test>", 0,
+                               &v) == VLAD_OK);
+        CHECK(nout > 0);
+        snprintf(want[k], sizeof want[k], "%s", out);
+    }
+    const int64_t starts[] = {VL_PLAIN_DUAL_MAX_TAG - 2,
+                              VL_PLAIN_DUAL_MAX_TAG + 5};
+    for (size_t j = 0; j < 2; j++)
+        for (size_t k = 0; k < n; k++) {
+            S->next_tag = starts[j];
+            CHECK(runs(S, progs[k], want[k]));
+        }
+}
+
 int main(void)
 {
     VladState *S = open_state();
@@ -246,6 +280,7 @@ int main(void)
     test_checkpoint_size(S);
     test_walker(S);
     test_derivatives(S);
+    test_big_tags(S);
     vl_toplevel_close(S);
     return CHECK_DONE();
 }
