@@ -854,7 +854,7 @@ static int sweep_in_place(VladState *S, TagCtx *c, Value y, Value ybar,
         return 0;
     }
     *primal = vl_walk_map(S, y, leaf_primal, c);
-    c->ip = vl_inplace_begin(S, chunk, n);
+    c->ip = vl_inplace_begin(chunk, n);
     for (size_t k = 0; k < c->nseeds; k++)
         *vl_inplace_sens(c->ip, c->seeds[k].i) += c->seeds[k].v;
     vl_inplace_sweep(c->ip);
@@ -868,18 +868,21 @@ Value vl_ad_starj_result(VladState *S, int64_t tag, Value xnodes, Value y,
     uint32_t count = chunk != NULL ? chunk->base + n : 0;
     TagCtx c = {.tag = tag, .count = count};
     Value primal;
-    if ((chunk == NULL || !chunk->general) && private_tape
-        && sweep_in_place(S, &c, y, ybar, chunk, n, &primal)) {
-        Value xbar = vl_walk_map(S, xnodes, leaf_extract, &c);
-        vl_inplace_end(c.ip);
-        return vl_value_list2(primal, xbar);
-    }
-    if ((chunk == NULL || !chunk->general)
-        && sweep_plain(S, &c, y, ybar, chunk, n)) {
-        Value xbar = vl_walk_map(S, xnodes, leaf_extract, &c);
-        primal = vl_walk_map(S, y, leaf_primal, &c);
-        vl_gc_free(c.dsens);
-        return vl_value_list2(primal, xbar);
+    if (chunk == NULL || !chunk->general) {
+        /* each of these fails only on a cotangent leaf that is not
+           plain, and then so would the other: the general sweep follows */
+        if (private_tape) {
+            if (sweep_in_place(S, &c, y, ybar, chunk, n, &primal)) {
+                Value xbar = vl_walk_map(S, xnodes, leaf_extract, &c);
+                vl_inplace_end(c.ip);
+                return vl_value_list2(primal, xbar);
+            }
+        } else if (sweep_plain(S, &c, y, ybar, chunk, n)) {
+            Value xbar = vl_walk_map(S, xnodes, leaf_extract, &c);
+            primal = vl_walk_map(S, y, leaf_primal, &c);
+            vl_gc_free(c.dsens);
+            return vl_value_list2(primal, xbar);
+        }
     }
     c.sens = vl_gc_alloc((count ? count : 1) * sizeof(Value));
     vl_walk_zip(S, y, ybar, leaf_seed, &c, "*j", "cotangent");

@@ -25,9 +25,8 @@ struct VlInPlace {
     uint32_t hit;           /* the entry found last */
 };
 
-VlInPlace *vl_inplace_begin(VladState *S, TapeChunk *chunk, uint32_t n)
+VlInPlace *vl_inplace_begin(TapeChunk *chunk, uint32_t n)
 {
-    (void)S;
     VlInPlace *ip = vl_gc_alloc(sizeof *ip);
     uint32_t k = 0;
     for (const TapeChunk *c = chunk; c != NULL; c = c->prev)

@@ -22,8 +22,7 @@
 typedef struct VlInPlace VlInPlace;
 
 /* A private, all-compact tape (chunk, n). */
-VL_INTERNAL VlInPlace *vl_inplace_begin(VladState *S, TapeChunk *chunk,
-                                        uint32_t n);
+VL_INTERNAL VlInPlace *vl_inplace_begin(TapeChunk *chunk, uint32_t n);
 /* The sensitivity of node i (a node of the tape), zero until seeded or
    swept into. */
 VL_INTERNAL double *vl_inplace_sens(VlInPlace *ip, uint32_t i);
