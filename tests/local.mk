@@ -13,6 +13,9 @@
 ## and must print "N passed, N failed" and exit 0 or 1.
 
 VLAD_GOLDEN_TESTS = \
+	%reldir%/ad/checkpoint.vlad \
+	%reldir%/ad/checkpoint-inside-starj.vlad \
+	%reldir%/ad/checkpoint-inside-starj-cpj.vlad \
 	%reldir%/ad/closures.vlad \
 	%reldir%/ad/confusion.vlad \
 	%reldir%/ad/error-arity-fwd.vlad \
@@ -51,6 +54,7 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/ad/random-grad-4.vlad \
 	%reldir%/ad/random-jac-1.vlad \
 	%reldir%/ad/random-jac-2.vlad \
+	%reldir%/ad/random-ckpt-1.vlad \
 	%reldir%/ad/steps.vlad \
 	%reldir%/ad/strong-zero.vlad \
 	%reldir%/ad/sweep-in-place.vlad \
@@ -330,8 +334,6 @@ VLAD_TEST_FILES = \
 	%reldir%/checkpoint/context-programs.vlad \
 	%reldir%/checkpoint/harness.vlad \
 	%reldir%/cpj/check.vlad \
-	%reldir%/pending/ad-checkpoint.vlad \
-	%reldir%/pending/ad-random-ckpt-1.vlad \
 	%reldir%/errors/inc/cycle-a.vlad \
 	%reldir%/errors/inc/cycle-b.vlad \
 	%reldir%/errors/inc/runtime-error.vlad \
@@ -395,7 +397,6 @@ EXTRA_DIST += \
 	%reldir%/conformance.sh \
 	%reldir%/cpj/run-corpus.sh \
 	%reldir%/cpj/runner.py \
-	%reldir%/pending/README.md \
 	%reldir%/ad/gen-random.py \
 	$(VLAD_UNIT_SUPPORT) \
 	$(VLAD_GOLDEN_TESTS) \

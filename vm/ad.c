@@ -298,6 +298,21 @@ static Value make_node(VladState *S, int64_t tag, Value primal, int n,
     t->parent = VL_TAPE_GENERAL;
     t->parent1 = VL_TAPE_NONE;
     t->u.ext = e;
+    if (n == 2 && vl_tape_kind(vl_value_primal(partials[0]),
+                               vl_value_primal(partials[1]))
+                      == VL_TAPE_NEXT) {
+        /* the slot a compact node would take for its second partial,
+           unused: a tape has the same layout whether or not its reals
+           carry other perturbations, so that the tape of a *j suspended
+           in a checkpoint and the tape in its (co)tangent, made by
+           another run, correspond slot by slot (through_tape) */
+        t[1].primal = 0;
+        t[1].parent = VL_TAPE_CONT;
+        t[1].parent1 = VL_TAPE_NONE;
+        t[1].u.partial = 0;
+        c->conts++;
+        c->used = ++f->n;
+    }
     return v;
 }
 
@@ -617,7 +632,26 @@ typedef struct TagCtx {
     int collect;            /* collecting the seeds, for that */
     VlSeed *seeds;
     size_t nseeds, seeds_cap;
+    struct TapeCopy *copies;    /* suspended tapes copied in this walk */
+    size_t ncopies, copies_cap;
+    const char *who, *what;     /* a zip: the operator, the argument */
 } TagCtx;
+
+/* The walks of this file, each with its own memo of tape copies. */
+static Value ad_map(VladState *S, Value v, WalkLeaf leaf, TagCtx *c)
+{
+    c->ncopies = 0;
+    return vl_walk_map(S, v, leaf, c);
+}
+
+static Value ad_zip(VladState *S, Value a, Value b, WalkLeaf leaf,
+                    TagCtx *c, const char *who, const char *what)
+{
+    c->ncopies = 0;
+    c->who = who;
+    c->what = what;
+    return vl_walk_zip(S, a, b, leaf, c, who, what);
+}
 
 /* A leaf that is a dual of another, suspended invocation (a checkpoint
    taken inside j* holds such values) keeps that perturbation outermost,
@@ -651,10 +685,166 @@ static Value through_dual(VladState *S, Value y, Value bar, WalkLeaf leaf,
     return make_dual(S, dual_tag(y), p, q);
 }
 
+/* A leaf that is a node of a suspended *j's tape: a checkpoint taken
+   inside a *j holds that tape (the *j frame's tape position, vm/cont.c,
+   and the nodes in its registers).  Every primal and partial recorded on
+   it is a real of the state, so the walk maps the whole tape to a copy of
+   the same tag and the same layout (a node keeps its tape index, so
+   parents stay as they are) whose nodes are general, each part mapped by
+   the leaf.  A chunk is copied once per walk, so all the values of the
+   state that point into one tape point into one copy, and the copy of the
+   frame's position is where the resumed *j goes on recording.  The
+   (co)tangent of such a node is a node of a tape of the same layout whose
+   parts are the (co)tangents of the parts.  The two tapes have the same
+   layout (make_node), so the walk pairs chunks of equal base, slot by
+   slot; a tape without such a chunk is a shape error.  A part with no
+   counterpart (a slot past the end of the shorter chunk: nodes that
+   another resume appended later, which the state does not use) and every
+   part of a (co)tangent that is not a suspended tape node (such as a
+   plain 0) count as 0. */
+static int suspended_tape(VladState *S, Value v, int64_t tag)
+{
+    return v.tag == VT_TAPE && tag_of(v) != tag
+           && rank_of(S, tag_of(v)) == 0;
+}
+
+typedef struct TapeCopy {
+    const TapeChunk *a, *b;     /* the chunk copied, its counterpart */
+    WalkLeaf leaf;
+    TapeChunk *copy;
+} TapeCopy;
+
+static TapeChunk *copied(const TagCtx *c, const TapeChunk *a,
+                         const TapeChunk *b, WalkLeaf leaf)
+{
+    for (size_t k = c->ncopies; k-- > 0;)
+        if (c->copies[k].a == a && c->copies[k].b == b
+            && c->copies[k].leaf == leaf)
+            return c->copies[k].copy;
+    return NULL;
+}
+
+/* The primal and partials recorded in slot t as reals (marked active:
+   checkpoint-*j's tapify keeps every one of them), their parents; the
+   number of parents, or -1 for the second slot of a node. */
+static int slot_parts(const TapeSlot *t, Value *primal, Value *partials,
+                      uint32_t *parents)
+{
+    if (is_general(t)) {
+        const TapeExt *e = t->u.ext;
+        *primal = marked(e->primal);
+        for (uint32_t k = 0; k < e->nparents; k++) {
+            partials[k] = marked(e->partials[k]);
+            parents[k] = e->parents[k];
+        }
+        return (int)e->nparents;
+    }
+    if (t->parent == VL_TAPE_CONT)
+        return -1;
+    double d[2];
+    int n = vl_tape_parents(t, parents, d);
+    *primal = vl_num_marked(t->primal, VL_ACTIVE);
+    for (int k = 0; k < n; k++)
+        partials[k] = vl_num_marked(d[k], VL_ACTIVE);
+    return n;
+}
+
+/* The copy of chunk a (its counterpart b, or NULL) after 'prev', the copy
+   of a's predecessor. */
+static TapeChunk *copy_chunk(VladState *S, TagCtx *c, const TapeChunk *a,
+                             const TapeChunk *b, TapeChunk *prev,
+                             WalkLeaf leaf)
+{
+    TapeChunk *nc = vl_gc_alloc(sizeof *nc);
+    *nc = *a;
+    nc->prev = prev;
+    nc->ext = NULL;
+    nc->general = 1;
+    nc->slots = vl_gc_alloc_atomic((a->cap + 1) * sizeof(TapeSlot));
+    memset(nc->slots, 0, (a->cap + 1) * sizeof(TapeSlot));
+    S->tape_bytes += (a->cap + 1) * sizeof(TapeSlot) + sizeof *nc;
+    for (uint32_t j = 0; j < a->used; j++) {
+        Value pa, da[2], pb, db[2];
+        uint32_t p[2], q[2];
+        int n = slot_parts(&a->slots[j], &pa, da, p);
+        if (n < 0) {
+            nc->slots[j] = a->slots[j];
+            continue;
+        }
+        int nb = b != NULL && j < b->used
+                 ? slot_parts(&b->slots[j], &pb, db, q) : -1;
+        if (nb < 0) {
+            pb = vl_num(0);
+            nb = 0;
+        }
+        TapeExt *e = vl_gc_alloc(sizeof *e);
+        e->next = nc->ext;      /* reachable before the leaf allocates */
+        nc->ext = e;
+        e->primal = vl_num(0);
+        e->nparents = (uint32_t)n;
+        for (int k = 0; k < n; k++) {
+            e->parents[k] = p[k];
+            e->partials[k] = vl_num(0);
+        }
+        TapeSlot *t = &nc->slots[j];
+        t->parent = VL_TAPE_GENERAL;
+        t->parent1 = VL_TAPE_NONE;
+        t->u.ext = e;
+        S->tape_bytes += sizeof *e;
+        e->primal = leaf(S, pa, pb, c);
+        for (int k = 0; k < n; k++)
+            e->partials[k] = leaf(S, da[k], k < nb ? db[k] : vl_num(0), c);
+        t->primal = vl_value_primal(e->primal);
+    }
+    return nc;
+}
+
+static Value through_tape(VladState *S, Value y, Value bar, WalkLeaf leaf,
+                          void *ud)
+{
+    TagCtx *c = ud;
+    const TapeChunk *a = y.as.obj;
+    const TapeChunk *b = suspended_tape(S, bar, c->tag) ? bar.as.obj : NULL;
+    /* the chunks of a's tape not copied yet, newest first, each with its
+       counterpart: the chunk of b's tape with the same base */
+    TapeCopy *todo = NULL;
+    size_t n = 0, cap = 0;
+    TapeChunk *prev = NULL;
+    int paired = b != NULL;
+    for (const TapeChunk *x = a; x != NULL; x = x->prev) {
+        while (b != NULL && b->base > x->base)
+            b = b->prev;
+        const TapeChunk *xb = b != NULL && b->base == x->base ? b : NULL;
+        if (paired && xb == NULL)
+            vl_except_runtime(S, VLAD_ERR_RUNTIME,
+                              "%s: the %s does not have the shape of the "
+                              "value: the tape of a *j suspended in a "
+                              "checkpoint is laid out differently in it",
+                              c->who ? c->who : "*j",
+                              c->what ? c->what : "cotangent");
+        if ((prev = copied(c, x, xb, leaf)) != NULL)
+            break;
+        todo = vl_gc_grow(todo, n, &cap, sizeof *todo);
+        todo[n++] = (TapeCopy){x, xb, leaf, NULL};
+    }
+    while (n-- > 0) {
+        prev = copy_chunk(S, c, todo[n].a, todo[n].b, prev, leaf);
+        todo[n].copy = prev;
+        c->copies = vl_gc_grow(c->copies, c->ncopies, &c->copies_cap,
+                               sizeof(TapeCopy));
+        c->copies[c->ncopies++] = todo[n];
+    }
+    Value v = vl_obj(VT_TAPE, prev);
+    v.aux = y.aux;
+    return v;
+}
+
 #define THROUGH_SUSPENDED(leaf)                                         \
     do {                                                                \
         if (suspended_dual(S, y, ((TagCtx *)ud)->tag))                  \
             return through_dual(S, y, bar, leaf, ud);                   \
+        if (suspended_tape(S, y, ((TagCtx *)ud)->tag))                  \
+            return through_tape(S, y, bar, leaf, ud);                   \
     } while (0)
 
 static Value leaf_bundle(VladState *S, Value y, Value bar, void *ud)
@@ -666,7 +856,7 @@ static Value leaf_bundle(VladState *S, Value y, Value bar, void *ud)
 Value vl_ad_bundle(VladState *S, int64_t tag, Value x, Value dx)
 {
     TagCtx c = {.tag = tag};
-    return vl_walk_zip(S, x, dx, leaf_bundle, &c, "j*", "tangent");
+    return ad_zip(S, x, dx, leaf_bundle, &c, "j*", "tangent");
 }
 
 static Value leaf_primal(VladState *S, Value y, Value bar, void *ud)
@@ -686,8 +876,8 @@ static Value leaf_tangent(VladState *S, Value y, Value bar, void *ud)
 Value vl_ad_jstar_result(VladState *S, int64_t tag, Value y)
 {
     TagCtx c = {.tag = tag};
-    Value primal = vl_walk_map(S, y, leaf_primal, &c);
-    Value tangent = vl_walk_map(S, y, leaf_tangent, &c);
+    Value primal = ad_map(S, y, leaf_primal, &c);
+    Value tangent = ad_map(S, y, leaf_tangent, &c);
     return vl_value_list2(primal, tangent);
 }
 
@@ -705,7 +895,7 @@ static Value leaf_tapify(VladState *S, Value y, Value bar, void *ud)
 Value vl_ad_tapify(VladState *S, int64_t tag, Value x, int active_only)
 {
     TagCtx c = {.tag = tag, .active_only = active_only};
-    return vl_walk_map(S, x, leaf_tapify, &c);
+    return ad_map(S, x, leaf_tapify, &c);
 }
 
 static Value leaf_activate(VladState *S, Value y, Value bar, void *ud)
@@ -815,7 +1005,7 @@ static int sweep_plain(VladState *S, TagCtx *c, Value y, Value ybar,
     c->dsens = vl_gc_alloc_atomic_touched((c->count ? c->count : 1)
                                           * sizeof(double));
     memset(c->dsens, 0, c->count * sizeof(double));
-    vl_walk_zip(S, y, ybar, leaf_seed, c, "*j", "cotangent");
+    ad_zip(S, y, ybar, leaf_seed, c, "*j", "cotangent");
     if (c->nonplain) {
         vl_gc_free(c->dsens);
         c->dsens = NULL;
@@ -847,13 +1037,13 @@ static int sweep_in_place(VladState *S, TagCtx *c, Value y, Value ybar,
                           TapeChunk *chunk, uint32_t n, Value *primal)
 {
     c->collect = 1;
-    vl_walk_zip(S, y, ybar, leaf_seed, c, "*j", "cotangent");
+    ad_zip(S, y, ybar, leaf_seed, c, "*j", "cotangent");
     c->collect = 0;
     if (c->nonplain) {
         c->nonplain = 0;
         return 0;
     }
-    *primal = vl_walk_map(S, y, leaf_primal, c);
+    *primal = ad_map(S, y, leaf_primal, c);
     c->ip = vl_inplace_begin(chunk, n);
     for (size_t k = 0; k < c->nseeds; k++)
         *vl_inplace_sens(c->ip, c->seeds[k].i) += c->seeds[k].v;
@@ -873,19 +1063,19 @@ Value vl_ad_starj_result(VladState *S, int64_t tag, Value xnodes, Value y,
            plain, and then so would the other: the general sweep follows */
         if (private_tape) {
             if (sweep_in_place(S, &c, y, ybar, chunk, n, &primal)) {
-                Value xbar = vl_walk_map(S, xnodes, leaf_extract, &c);
+                Value xbar = ad_map(S, xnodes, leaf_extract, &c);
                 vl_inplace_end(c.ip);
                 return vl_value_list2(primal, xbar);
             }
         } else if (sweep_plain(S, &c, y, ybar, chunk, n)) {
-            Value xbar = vl_walk_map(S, xnodes, leaf_extract, &c);
-            primal = vl_walk_map(S, y, leaf_primal, &c);
+            Value xbar = ad_map(S, xnodes, leaf_extract, &c);
+            primal = ad_map(S, y, leaf_primal, &c);
             vl_gc_free(c.dsens);
             return vl_value_list2(primal, xbar);
         }
     }
     c.sens = vl_gc_alloc((count ? count : 1) * sizeof(Value));
-    vl_walk_zip(S, y, ybar, leaf_seed, &c, "*j", "cotangent");
+    ad_zip(S, y, ybar, leaf_seed, &c, "*j", "cotangent");
     for (; chunk != NULL; n = chunk->prev_n, chunk = chunk->prev) {
         const TapeSlot *slots = chunk->slots;
         Value *sens = c.sens + chunk->base;
@@ -896,8 +1086,8 @@ Value vl_ad_starj_result(VladState *S, int64_t tag, Value xnodes, Value y,
             backprop(S, c.sens, &slots[k], s);
         }
     }
-    Value xbar = vl_walk_map(S, xnodes, leaf_extract, &c);
-    primal = vl_walk_map(S, y, leaf_primal, &c);
+    Value xbar = ad_map(S, xnodes, leaf_extract, &c);
+    primal = ad_map(S, y, leaf_primal, &c);
     vl_gc_free(c.sens);
     return vl_value_list2(primal, xbar);
 }

@@ -27,6 +27,7 @@
 #ifndef VL_AD_H
 #define VL_AD_H
 
+#include <string.h>
 #include "vm/state.h"
 
 typedef struct Dual {
@@ -96,6 +97,21 @@ typedef struct TapeSlot {
         TapeExt *ext;
     } u;
 } TapeSlot;
+
+/* How a node with two parents keeps its second partial d1, given the
+   first d0: as d0 or -d0 (bit for bit) in parent1's top bits, else in a
+   second slot (VL_TAPE_NEXT). */
+static inline uint32_t vl_tape_kind(double d0, double d1)
+{
+    uint64_t b0, b1;
+    memcpy(&b0, &d0, sizeof b0);
+    memcpy(&b1, &d1, sizeof b1);
+    if (b1 == b0)
+        return VL_TAPE_SAME;
+    if (b1 == (b0 ^ (UINT64_C(1) << 63)))
+        return VL_TAPE_NEG;
+    return VL_TAPE_NEXT;
+}
 
 /* The parents (tape indices) and partials of a compact node, or of a
    second slot (none): their number. */

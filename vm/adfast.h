@@ -201,17 +201,9 @@ static inline int vl_ad_append(VladState *S, AdFrame *f, double y,
     if (VL_UNLIKELY(c == NULL || c->used != n || n >= c->cap))
         return 0;
     if (p1 != VL_TAPE_NONE) {
-        uint64_t b0, b1;
-        memcpy(&b0, &d0, sizeof b0);
-        memcpy(&b1, &d1, sizeof b1);
-        if (b1 == b0)
-            q = p1 | (uint32_t)VL_TAPE_SAME << VL_TAPE_INDEX_BITS;
-        else if (b1 == (b0 ^ (UINT64_C(1) << 63)))
-            q = p1 | (uint32_t)VL_TAPE_NEG << VL_TAPE_INDEX_BITS;
-        else {
-            q = p1 | (uint32_t)VL_TAPE_NEXT << VL_TAPE_INDEX_BITS;
-            slots = 2;
-        }
+        uint32_t kind = vl_tape_kind(d0, d1);
+        q = p1 | kind << VL_TAPE_INDEX_BITS;
+        slots += kind == VL_TAPE_NEXT;
     }
     TapeSlot *t = &c->slots[n];
     t->primal = y;

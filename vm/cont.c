@@ -171,11 +171,16 @@ Checkpoint *vl_cont_capture(VladState *S, size_t delim, Value *fb,
                 continue;
             Value v = caller[r];
             if (p->kind == PK_STARJ && r == p->ctlreg + 2) {
-                /* the tape of this *j, kept in S->ad while it runs */
+                /* the tape of this *j, kept in S->ad while it runs: its
+                   end, as a tape value (a position one past its last
+                   node) that walks over the checkpoint map with the rest
+                   of the tape (vm/ad.c, through_tape); raw when empty */
                 size_t at = (size_t)(caller - S->stack);
                 for (size_t a = S->nad; a-- > 0;)
                     if (S->ad[a].frame == at) {
                         v = vl_raw(0);
+                        if (S->ad[a].chunk != NULL)
+                            v.tag = VT_TAPE;
                         v.as.ptr = S->ad[a].chunk;
                         v.aux = S->ad[a].n;
                         break;

@@ -25,12 +25,10 @@ and writes a stand-alone reproducer (differential-fail-N.vlad, with the
 SPEC in its first line) to the output directory.
 
 usage: differential.py [--programs N] [--batch N] [--seed S] [--keep]
-                       [--finite-only] [--known-suspended] [--vlad PATH]
-                       [--outdir DIR] [-v]
+                       [--finite-only] [--vlad PATH] [--outdir DIR] [-v]
 
 Defaults: 2400 programs in batches of 200, seed 1 (make check runs 4000
-through run-differential.sh, with --known-suspended while limitation L1
-stands).  A longer manual run: differential.py --programs 100000 --seed 7.
+through run-differential.sh).  A longer manual run: differential.py --programs 100000 --seed 7.
 Exit status 0 when everything agreed, 1 on a mismatch, 77 when vlad is
 missing, 99 on a harness error.  The last line is "N passed, N failed".
 """
@@ -57,9 +55,6 @@ class Gen:
 
     def __init__(self, rng, tame):
         self.rng = rng
-        # a user checkpoint around *j or checkpoint-*j (its boundary may
-        # fall inside them): limitation L1, see --known-suspended
-        self.ckpt_in_ad = False
         self.fresh = 0
         self.nodes = 0
         # tame: avoid the primitives that make infinities and NaNs easily
@@ -145,11 +140,8 @@ class Gen:
                            "(car (*j ", "(car (checkpoint-*j "])
             return "%s%s %s 1))" % (op, self.lam(d, scope), self.real(d, scope))
         if k == 16:
-            body = self.lam(d, scope)
-            if "*j" in body:
-                self.ckpt_in_ad = True
             return "(resume (checkpoint %s %s %d))" % (
-                body, self.real(d, scope), r.randrange(40))
+                self.lam(d, scope), self.real(d, scope), r.randrange(40))
         if k == 17:
             return "(car (primops %s %s))" % (self.lam(d, scope),
                                               self.real(d, scope))
@@ -197,7 +189,7 @@ def make_program(rng, k, tame):
                              rng.choice(["1", "2", "0"]))
     text = ("(define (p%d-f %s)\n  %s)\n(define p%d-x %s)\n"
             "(define p%d-ybar %s)\n" % (k, params, body, k, point, k, ybar))
-    return text, g.ckpt_in_ad
+    return text
 
 
 def random_spec(rng):
@@ -361,11 +353,6 @@ def main():
                     help="keep the batch files")
     ap.add_argument("--finite-only", action="store_true",
                     help="avoid log, sqrt, /, expt and exp (no infinities)")
-    ap.add_argument("--known-suspended", action="store_true",
-                    help="count a mismatch of a program that takes a "
-                         "checkpoint around *j or checkpoint-*j as known "
-                         "(limitation L1, doc/hardening.md), not as a "
-                         "failure")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
     if not args.vlad or not os.access(args.vlad, os.X_OK):
@@ -373,15 +360,14 @@ def main():
         return 77
     os.makedirs(args.outdir, exist_ok=True)
     rng = random.Random(args.seed)
-    passed = failed = known = 0
+    passed = failed = 0
     nfail = 0
     k = 0
     while k < args.programs:
         count = min(args.batch, args.programs - k)
         spec = random_spec(rng)
-        made = [make_program(rng, k + j, args.finite_only)
-                for j in range(count)]
-        programs = [t for t, _ in made]
+        programs = [make_program(rng, k + j, args.finite_only)
+                    for j in range(count)]
         p, path = run_batch(args, programs, spec, k)
         out = p.stdout.decode("utf-8", "replace")
         err = p.stderr.decode("utf-8", "replace")
@@ -412,14 +398,6 @@ def main():
                 if why is None:
                     passed += 1
                     continue
-                if args.known_suspended and made[j][1] \
-                        and why.startswith("different") and wj == wc:
-                    known += 1
-                    if args.verbose or known <= 3:
-                        print("known (L1): program %d (--checkpoint=%s): %s:"
-                              " *j %s, checkpoint-*j %s" % (
-                                  n, spec or "(default)", why, rj, rc))
-                    continue
             failed += 1
             nfail += 1
             repro = os.path.join(args.outdir, "differential-fail-%d.vlad" % n)
@@ -444,10 +422,7 @@ def main():
                 failed += len(results) - j - 1
                 break
         k += count
-    print("differential: %d programs, seed %d%s" % (
-        args.programs, args.seed,
-        ", %d known mismatches (L1: a checkpoint taken inside a running *j)"
-        % known if args.known_suspended else ""))
+    print("differential: %d programs, seed %d" % (args.programs, args.seed))
     print("%d passed, %d failed" % (passed, failed))
     return 0 if failed == 0 else 1
 

@@ -4,11 +4,9 @@
 # per batch of 200).  Skipped (77) without python3.  Runs in the normal and
 # in the sanitizer build.  A longer run by hand:
 #   VLAD=./vlad python3 tests/fuzz/differential.py --programs 100000 --seed 7
-# --known-suspended: a mismatch of a program whose f takes a checkpoint
-# around *j or checkpoint-*j is counted as known, not failed: limitation
-# L1 (doc/hardening.md section 6): the reals of a *j suspended in a
-# checkpoint are constants to an enclosing *j.  (--known-nonfinite, which
-# tolerated finding F3 while it was open, is gone: F3 is fixed.)
+# Every mismatch fails: --known-nonfinite (finding F3) and
+# --known-suspended (limitation L1, a checkpoint taken inside a running
+# *j), which tolerated them while they were open, are gone: both are
+# fixed (doc/hardening.md section 6).
 py=$(command -v python3) || { echo "differential: python3 is missing: skipped"; exit 77; }
-exec "$py" "${srcdir:-.}/tests/fuzz/differential.py" --programs 4000 --seed 1 \
-    --known-suspended "$@"
+exec "$py" "${srcdir:-.}/tests/fuzz/differential.py" --programs 4000 --seed 1 "$@"
