@@ -24,6 +24,7 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/ad/error-cotangent-length.vlad \
 	%reldir%/ad/error-cotangent-list-for-pair.vlad \
 	%reldir%/ad/error-cotangent-shared.vlad \
+	%reldir%/ad/error-cotangent-suspended-tape.vlad \
 	%reldir%/ad/error-inside-nested.vlad \
 	%reldir%/ad/error-non-real.vlad \
 	%reldir%/ad/error-not-procedure-fwd.vlad \
@@ -33,6 +34,7 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/ad/error-tangent-length.vlad \
 	%reldir%/ad/error-tangent-real-for-pair.vlad \
 	%reldir%/ad/error-tangent-shared.vlad \
+	%reldir%/ad/error-tangent-suspended-tape.vlad \
 	%reldir%/ad/helpers-derivative.vlad \
 	%reldir%/ad/helpers-error-arity.vlad \
 	%reldir%/ad/helpers-error-derivative-not-real.vlad \
