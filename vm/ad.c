@@ -749,8 +749,19 @@ static int slot_parts(const TapeSlot *t, Value *primal, Value *partials,
     return n;
 }
 
+static VL_NORETURN void layout_mismatch(VladState *S, const TagCtx *c)
+{
+    vl_except_runtime(S, VLAD_ERR_RUNTIME,
+                      "%s: the %s does not have the shape of the value: the "
+                      "tape of a *j suspended in a checkpoint is laid out "
+                      "differently in it", c->who ? c->who : "*j",
+                      c->what ? c->what : "cotangent");
+}
+
 /* The copy of chunk a (its counterpart b, or NULL) after 'prev', the copy
-   of a's predecessor. */
+   of a's predecessor.  Where both have a slot, the two must record the
+   same node (the same parents), else the (co)tangent comes from another
+   computation. */
 static TapeChunk *copy_chunk(VladState *S, TagCtx *c, const TapeChunk *a,
                              const TapeChunk *b, TapeChunk *prev,
                              WalkLeaf leaf)
@@ -773,6 +784,10 @@ static TapeChunk *copy_chunk(VladState *S, TagCtx *c, const TapeChunk *a,
         }
         int nb = b != NULL && j < b->used
                  ? slot_parts(&b->slots[j], &pb, db, q) : -1;
+        if (b != NULL && j < b->used && b != a
+            && (nb != n || (n > 0 && p[0] != q[0])
+                || (n > 1 && p[1] != q[1])))
+            layout_mismatch(S, c);
         if (nb < 0) {
             pb = vl_num(0);
             nb = 0;
@@ -816,12 +831,7 @@ static Value through_tape(VladState *S, Value y, Value bar, WalkLeaf leaf,
             b = b->prev;
         const TapeChunk *xb = b != NULL && b->base == x->base ? b : NULL;
         if (paired && xb == NULL)
-            vl_except_runtime(S, VLAD_ERR_RUNTIME,
-                              "%s: the %s does not have the shape of the "
-                              "value: the tape of a *j suspended in a "
-                              "checkpoint is laid out differently in it",
-                              c->who ? c->who : "*j",
-                              c->what ? c->what : "cotangent");
+            layout_mismatch(S, c);
         if ((prev = copied(c, x, xb, leaf)) != NULL)
             break;
         todo = vl_gc_grow(todo, n, &cap, sizeof *todo);
@@ -1081,7 +1091,13 @@ Value vl_ad_starj_result(VladState *S, int64_t tag, Value xnodes, Value y,
         Value *sens = c.sens + chunk->base;
         for (uint32_t k = n; k-- > 0;) {
             Value s = sens[k];
-            if (s.tag == VT_UNDEF || (s.tag == VT_NUM && s.as.num == 0))
+            /* a zero sensitivity is propagated all the same: skipping it
+               when it is a plain 0 but not when it is a perturbed real
+               whose value is 0 would record nodes on an enclosing tape in
+               one case and not the other, and tapes must have the same
+               layout whatever perturbations their reals carry
+               (through_tape) */
+            if (s.tag == VT_UNDEF)
                 continue;
             backprop(S, c.sens, &slots[k], s);
         }
