@@ -217,9 +217,11 @@ static void new_chunk(VladState *S, AdFrame *f)
         while (cap * 2 <= quarter && cap < 8192)
             cap *= 2;
     }
-    /* cap slots for nodes to start in, and a spare one for the second
-       slot of the last (vl_ad_append) */
-    nc->slots = vl_gc_alloc_atomic_touched((cap + 1) * sizeof(TapeSlot));
+    /* cap slots for nodes to start in, a spare one for the second slot
+       of the last (vl_ad_append) and one for a tape position (ad.h) */
+    nc->slots = vl_gc_alloc_atomic_touched(VL_TAPE_CHUNK_SLOTS(cap)
+                                           * sizeof(TapeSlot));
+    nc->slots[cap + 1] = (TapeSlot){0};
     nc->prev = c;
     nc->prev_n = f->n;
     nc->base = c != NULL ? c->base + f->n : 0;
@@ -227,7 +229,8 @@ static void new_chunk(VladState *S, AdFrame *f)
     nc->tag = f->tag;
     nc->cap = cap;
     nc->general = c != NULL && c->general;
-    S->tape_bytes += (cap + 1) * sizeof(TapeSlot) + sizeof *nc;
+    S->tape_bytes += VL_TAPE_CHUNK_SLOTS(cap) * sizeof(TapeSlot)
+                     + sizeof *nc;
     if (nc->base > VL_TAPE_INDEX_MASK - cap)
         vl_except_runtime(S, VLAD_ERR_MEMORY,
                           "*j: the tape is full (%u operations)",
@@ -771,9 +774,10 @@ static TapeChunk *copy_chunk(VladState *S, TagCtx *c, const TapeChunk *a,
     nc->prev = prev;
     nc->ext = NULL;
     nc->general = 1;
-    nc->slots = vl_gc_alloc_atomic((a->cap + 1) * sizeof(TapeSlot));
-    memset(nc->slots, 0, (a->cap + 1) * sizeof(TapeSlot));
-    S->tape_bytes += (a->cap + 1) * sizeof(TapeSlot) + sizeof *nc;
+    size_t bytes = VL_TAPE_CHUNK_SLOTS(a->cap) * sizeof(TapeSlot);
+    nc->slots = vl_gc_alloc_atomic(bytes);
+    memset(nc->slots, 0, bytes);
+    S->tape_bytes += bytes + sizeof *nc;
     for (uint32_t j = 0; j < a->used; j++) {
         Value pa, da[2], pb, db[2];
         uint32_t p[2], q[2];
