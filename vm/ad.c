@@ -217,11 +217,10 @@ static void new_chunk(VladState *S, AdFrame *f)
         while (cap * 2 <= quarter && cap < 8192)
             cap *= 2;
     }
-    /* cap slots for nodes to start in, a spare one for the second slot
-       of the last (vl_ad_append) and one for a tape position (ad.h) */
+    /* cap slots for nodes to start in, and a spare one for the second
+       slot of the last (vl_ad_append) */
     nc->slots = vl_gc_alloc_atomic_touched(VL_TAPE_CHUNK_SLOTS(cap)
                                            * sizeof(TapeSlot));
-    nc->slots[cap + 1] = (TapeSlot){0};
     nc->prev = c;
     nc->prev_n = f->n;
     nc->base = c != NULL ? c->base + f->n : 0;
@@ -689,22 +688,26 @@ static Value through_dual(VladState *S, Value y, Value bar, WalkLeaf leaf,
 }
 
 /* A leaf that is a node of a suspended *j's tape: a checkpoint taken
-   inside a *j holds that tape (the *j frame's tape position, vm/cont.c,
-   and the nodes in its registers).  Every primal and partial recorded on
-   it is a real of the state, so the walk maps the whole tape to a copy of
-   the same tag and the same layout (a node keeps its tape index, so
-   parents stay as they are) whose nodes are general, each part mapped by
-   the leaf.  A chunk is copied once per walk, so all the values of the
-   state that point into one tape point into one copy, and the copy of the
-   frame's position is where the resumed *j goes on recording.  The
-   (co)tangent of such a node is a node of a tape of the same layout whose
-   parts are the (co)tangents of the parts.  The two tapes have the same
-   layout (make_node), so the walk pairs chunks of equal base, slot by
-   slot; a tape without such a chunk is a shape error.  A part with no
-   counterpart (a slot past the end of the shorter chunk: nodes that
-   another resume appended later, which the state does not use) and every
-   part of a (co)tangent that is not a suspended tape node (such as a
-   plain 0) count as 0. */
+   inside a *j holds that tape (the *j frame's last node, vm/cont.c, and
+   the nodes in its registers).  Every primal and partial recorded on it
+   is a real of the state, so the walk maps the tape to a copy of the same
+   tag and the same layout (a node keeps its tape index, so parents stay
+   as they are) whose nodes are general, each part mapped by the leaf.
+   A node value (chunk, k) sees slots 0..k of its chunk and the prefix of
+   the tape before it; only what the state's values see is copied (a
+   resume may have extended a chunk in place since: those nodes are not
+   the state's), and a chunk copied for one value is extended for another
+   that sees more of it.  A chunk is copied once per walk, so all the
+   values of the state that point into one tape point into one copy, and
+   the copy of the frame's last node is where the resumed *j goes on
+   recording.  The (co)tangent of such a node is a node of a tape of the
+   same layout whose parts are the (co)tangents of the parts.  The walk
+   pairs slots by tape index (two runs may cut their tapes into chunks
+   differently); where both tapes have a slot it must record the same
+   parents, else the (co)tangent comes from another computation (a shape
+   error).  A slot the (co)tangent's tape does not have, and every part of
+   a (co)tangent that is not a suspended tape node (such as a plain 0),
+   count as 0. */
 static int suspended_tape(VladState *S, Value v, int64_t tag)
 {
     return v.tag == VT_TAPE && tag_of(v) != tag
@@ -712,19 +715,56 @@ static int suspended_tape(VladState *S, Value v, int64_t tag)
 }
 
 typedef struct TapeCopy {
-    const TapeChunk *a, *b;     /* the chunk copied, its counterpart */
+    const TapeChunk *a;         /* the chunk copied */
     WalkLeaf leaf;
     TapeChunk *copy;
 } TapeCopy;
 
-static TapeChunk *copied(const TagCtx *c, const TapeChunk *a,
-                         const TapeChunk *b, WalkLeaf leaf)
+/* The part of a tape that a node value sees: chunk c's slots [0, limit),
+   oldest chunk first in a span list. */
+typedef struct TapeSpan {
+    const TapeChunk *c;
+    uint32_t limit;
+} TapeSpan;
+
+static TapeChunk *copied(const TagCtx *c, const TapeChunk *a, WalkLeaf leaf)
 {
     for (size_t k = c->ncopies; k-- > 0;)
-        if (c->copies[k].a == a && c->copies[k].b == b
-            && c->copies[k].leaf == leaf)
+        if (c->copies[k].a == a && c->copies[k].leaf == leaf)
             return c->copies[k].copy;
     return NULL;
+}
+
+/* The spans that node v sees, oldest first; their number in *n. */
+static TapeSpan *spans_of(Value v, size_t *n)
+{
+    size_t k = 0;
+    for (const TapeChunk *x = v.as.obj; x != NULL; x = x->prev)
+        k++;
+    TapeSpan *s = vl_gc_alloc_atomic(k * sizeof *s);
+    *n = k;
+    uint32_t limit = v.aux + 1;
+    for (const TapeChunk *x = v.as.obj; x != NULL;
+         limit = x->prev_n, x = x->prev)
+        s[--k] = (TapeSpan){x, limit};
+    return s;
+}
+
+/* The slot of tape index i among n spans, or NULL. */
+static const TapeSlot *span_slot(const TapeSpan *s, size_t n, uint32_t i)
+{
+    size_t lo = 0, hi = n;          /* s[lo].c->base <= i, if any */
+    if (n == 0 || i < s[0].c->base)
+        return NULL;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s[mid].c->base <= i)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    uint32_t j = i - s[lo].c->base;
+    return j < s[lo].limit ? &s[lo].c->slots[j] : NULL;
 }
 
 /* The primal and partials recorded in slot t as reals (marked active:
@@ -761,40 +801,49 @@ static VL_NORETURN void layout_mismatch(VladState *S, const TagCtx *c)
                       c->what ? c->what : "cotangent");
 }
 
-/* The copy of chunk a (its counterpart b, or NULL) after 'prev', the copy
-   of a's predecessor.  Where both have a slot, the two must record the
-   same node (the same parents), else the (co)tangent comes from another
-   computation. */
-static TapeChunk *copy_chunk(VladState *S, TagCtx *c, const TapeChunk *a,
-                             const TapeChunk *b, TapeChunk *prev,
-                             WalkLeaf leaf)
+/* A copy of chunk a after 'prev' (the copy of a's predecessor), with no
+   slot yet. */
+static TapeChunk *new_copy(VladState *S, const TapeChunk *a, TapeChunk *prev)
 {
     TapeChunk *nc = vl_gc_alloc(sizeof *nc);
     *nc = *a;
     nc->prev = prev;
     nc->ext = NULL;
     nc->general = 1;
+    nc->used = 0;
+    nc->conts = 0;
     size_t bytes = VL_TAPE_CHUNK_SLOTS(a->cap) * sizeof(TapeSlot);
     nc->slots = vl_gc_alloc_atomic(bytes);
     memset(nc->slots, 0, bytes);
     S->tape_bytes += bytes + sizeof *nc;
-    for (uint32_t j = 0; j < a->used; j++) {
+    return nc;
+}
+
+/* Copy slots [nc->used, limit) of chunk a into its copy nc, each part
+   mapped by the leaf with the part of the counterpart slot of the
+   (co)tangent's tape (spans b, nb; none when nb = 0). */
+static void extend_copy(VladState *S, TagCtx *c, const TapeChunk *a,
+                        TapeChunk *nc, uint32_t limit, const TapeSpan *b,
+                        size_t nb, WalkLeaf leaf)
+{
+    for (uint32_t j = nc->used; j < limit; j++) {
         Value pa, da[2], pb, db[2];
         uint32_t p[2], q[2];
         int n = slot_parts(&a->slots[j], &pa, da, p);
-        if (n < 0) {
+        const TapeSlot *tb = span_slot(b, nb, a->base + j);
+        int m = tb != NULL ? slot_parts(tb, &pb, db, q) : 0;
+        if (tb != NULL && (m != n || (n > 0 && p[0] != q[0])
+                           || (n > 1 && p[1] != q[1])))
+            layout_mismatch(S, c);
+        nc->used = j + 1;
+        if (n < 0) {                /* the second slot of a node */
             nc->slots[j] = a->slots[j];
+            nc->conts++;
             continue;
         }
-        int nb = b != NULL && j < b->used
-                 ? slot_parts(&b->slots[j], &pb, db, q) : -1;
-        if (b != NULL && j < b->used && b != a
-            && (nb != n || (n > 0 && p[0] != q[0])
-                || (n > 1 && p[1] != q[1])))
-            layout_mismatch(S, c);
-        if (nb < 0) {
+        if (tb == NULL) {
             pb = vl_num(0);
-            nb = 0;
+            m = 0;
         }
         TapeExt *e = vl_gc_alloc(sizeof *e);
         e->next = nc->ext;      /* reachable before the leaf allocates */
@@ -812,43 +861,47 @@ static TapeChunk *copy_chunk(VladState *S, TagCtx *c, const TapeChunk *a,
         S->tape_bytes += sizeof *e;
         e->primal = leaf(S, pa, pb, c);
         for (int k = 0; k < n; k++)
-            e->partials[k] = leaf(S, da[k], k < nb ? db[k] : vl_num(0), c);
+            e->partials[k] = leaf(S, da[k], k < m ? db[k] : vl_num(0), c);
         t->primal = vl_value_primal(e->primal);
     }
-    return nc;
 }
 
 static Value through_tape(VladState *S, Value y, Value bar, WalkLeaf leaf,
                           void *ud)
 {
     TagCtx *c = ud;
-    const TapeChunk *a = y.as.obj;
-    const TapeChunk *b = suspended_tape(S, bar, c->tag) ? bar.as.obj : NULL;
-    /* the chunks of a's tape not copied yet, newest first, each with its
-       counterpart: the chunk of b's tape with the same base */
-    TapeCopy *todo = NULL;
+    size_t nb = 0;
+    const TapeSpan *b = suspended_tape(S, bar, c->tag) ? spans_of(bar, &nb)
+                                                       : NULL;
+    /* the chunks y sees that are not copied yet, newest first; then the
+       newest copied one, extended as far as y sees it */
+    TapeSpan *todo = NULL;
     size_t n = 0, cap = 0;
-    TapeChunk *prev = NULL;
-    int paired = b != NULL;
-    for (const TapeChunk *x = a; x != NULL; x = x->prev) {
-        while (b != NULL && b->base > x->base)
-            b = b->prev;
-        const TapeChunk *xb = b != NULL && b->base == x->base ? b : NULL;
-        if (paired && xb == NULL)
-            layout_mismatch(S, c);
-        if ((prev = copied(c, x, xb, leaf)) != NULL)
+    TapeChunk *prev = NULL, *copy_y = NULL;
+    uint32_t limit = y.aux + 1;
+    for (const TapeChunk *x = y.as.obj; x != NULL;
+         limit = x->prev_n, x = x->prev) {
+        if ((prev = copied(c, x, leaf)) != NULL) {
+            if (prev->used < limit)
+                extend_copy(S, c, x, prev, limit, b, nb, leaf);
+            if (x == y.as.obj)
+                copy_y = prev;
             break;
+        }
         todo = vl_gc_grow(todo, n, &cap, sizeof *todo);
-        todo[n++] = (TapeCopy){x, xb, leaf, NULL};
+        todo[n++] = (TapeSpan){x, limit};
     }
     while (n-- > 0) {
-        prev = copy_chunk(S, c, todo[n].a, todo[n].b, prev, leaf);
-        todo[n].copy = prev;
+        TapeChunk *nc = new_copy(S, todo[n].c, prev);
         c->copies = vl_gc_grow(c->copies, c->ncopies, &c->copies_cap,
                                sizeof(TapeCopy));
-        c->copies[c->ncopies++] = todo[n];
+        c->copies[c->ncopies++] = (TapeCopy){todo[n].c, leaf, nc};
+        extend_copy(S, c, todo[n].c, nc, todo[n].limit, b, nb, leaf);
+        prev = nc;
+        if (n == 0)
+            copy_y = nc;
     }
-    Value v = vl_obj(VT_TAPE, prev);
+    Value v = vl_obj(VT_TAPE, copy_y);
     v.aux = y.aux;
     return v;
 }

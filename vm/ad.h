@@ -134,11 +134,8 @@ static inline int vl_tape_parents(const TapeSlot *t, uint32_t *p, double *d)
 }
 
 /* The slots allocated for a chunk of capacity cap: a spare one after
-   them for the second slot of a node that starts in the last, and one
-   more, zeroed, where a tape position one past that (the end of a
-   suspended tape, vm/cont.c) can be read like a node (by an error
-   message that prints it). */
-#define VL_TAPE_CHUNK_SLOTS(cap) ((cap) + 2)
+   them for the second slot of a node that starts in the last. */
+#define VL_TAPE_CHUNK_SLOTS(cap) ((cap) + 1)
 
 typedef struct TapeChunk {
     struct TapeChunk *prev; /* the chunk holding the preceding nodes */

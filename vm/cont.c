@@ -172,17 +172,20 @@ Checkpoint *vl_cont_capture(VladState *S, size_t delim, Value *fb,
             Value v = caller[r];
             if (p->kind == PK_STARJ && r == p->ctlreg + 2) {
                 /* the tape of this *j, kept in S->ad while it runs: its
-                   end, as a tape value (a position one past its last
-                   node) that walks over the checkpoint map with the rest
-                   of the tape (vm/ad.c, through_tape); raw when empty */
+                   last node (a tape value, which walks over the
+                   checkpoint map with the rest of the tape: vm/ad.c,
+                   through_tape), or raw (chunk, fill) when its chunk has
+                   none */
                 size_t at = (size_t)(caller - S->stack);
                 for (size_t a = S->nad; a-- > 0;)
                     if (S->ad[a].frame == at) {
                         v = vl_raw(0);
-                        if (S->ad[a].chunk != NULL)
-                            v.tag = VT_TAPE;
                         v.as.ptr = S->ad[a].chunk;
                         v.aux = S->ad[a].n;
+                        if (S->ad[a].chunk != NULL && S->ad[a].n > 0) {
+                            v.tag = VT_TAPE;
+                            v.aux--;
+                        }
                         break;
                     }
             }
@@ -255,9 +258,10 @@ Value *vl_cont_reinstall(VladState *S, const Checkpoint *k, Value **base,
                         p != S->control[CTL_SEG_FIRST], b[p->ctlreg - 1]);
         else if (p->kind == PK_STARJ)
         {
+            Value end = b[p->ctlreg + 2];       /* see vl_cont_capture */
             vl_ad_push(S, b[p->ctlreg].as.i, 1, (size_t)(b - S->stack),
-                       (TapeChunk *)b[p->ctlreg + 2].as.ptr,
-                       b[p->ctlreg + 2].aux);
+                       (TapeChunk *)end.as.ptr,
+                       end.aux + (end.tag == VT_TAPE));
             vl_ad_top(S)->escapes = UINT64_MAX;  /* shares the tape */
         }
         Value *next = b + cf->delta;
