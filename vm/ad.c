@@ -308,10 +308,7 @@ static Value make_node(VladState *S, int64_t tag, Value primal, int n,
            carry other perturbations, so that the tape of a *j suspended
            in a checkpoint and the tape in its (co)tangent, made by
            another run, correspond slot by slot (through_tape) */
-        t[1].primal = 0;
-        t[1].parent = VL_TAPE_CONT;
-        t[1].parent1 = VL_TAPE_NONE;
-        t[1].u.partial = 0;
+        vl_tape_put_cont(&t[1], 0);
         c->conts++;
         c->used = ++f->n;
     }

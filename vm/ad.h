@@ -113,6 +113,16 @@ static inline uint32_t vl_tape_kind(double d0, double d1)
     return VL_TAPE_NEXT;
 }
 
+/* Write the second slot t of a two-parent node, holding the second
+   partial d1 (VL_TAPE_NEXT). */
+static inline void vl_tape_put_cont(TapeSlot *t, double d1)
+{
+    t->primal = 0;
+    t->parent = VL_TAPE_CONT;
+    t->parent1 = VL_TAPE_NONE;
+    t->u.partial = d1;
+}
+
 /* The parents (tape indices) and partials of a compact node, or of a
    second slot (none): their number. */
 static inline int vl_tape_parents(const TapeSlot *t, uint32_t *p, double *d)

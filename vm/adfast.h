@@ -212,10 +212,7 @@ static inline int vl_ad_append(VladState *S, AdFrame *f, double y,
     t->u.partial = d0;
     if (slots == 2) {
         c->conts++;
-        t[1].primal = 0;
-        t[1].parent = VL_TAPE_CONT;
-        t[1].parent1 = VL_TAPE_NONE;
-        t[1].u.partial = d1;
+        vl_tape_put_cont(&t[1], d1);
     }
     S->tape_nodes++;
     out->tag = VT_TAPE;
@@ -291,9 +288,14 @@ static inline int vl_ad_unary_inline(VladState *S, int op, Value a,
    comparisons (which act on primals); 0 for anything else. */
 static inline int vl_ad_plain_primal(Value v, double *x)
 {
+    if (VL_LIKELY(v.tag == VT_TAPE)) {  /* the usual case: *j (comparisons
+                                           of two plain reals never come
+                                           here) */
+        *x = vl_tape_primal(v);
+        return 1;
+    }
     switch (v.tag) {
     case VT_NUM: *x = v.as.num; return 1;
-    case VT_TAPE: *x = vl_tape_primal(v); return 1;
     case VT_DUAL:
         if (!v.aux)
             return 0;

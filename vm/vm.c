@@ -221,19 +221,10 @@ Value vl_vm_apply(VladState *S, Value fn, Value arg)
 /* A comparison of two reals that are plain, plain duals or tape nodes
    (comparisons act on primals): 1 or 0, or -1 when the general path is
    needed.  Out of line: inlined, it costs the dispatch loop registers. */
-static inline int primal_of_real(Value v, double *x)
-{
-    if (VL_LIKELY(v.tag == VT_TAPE)) {  /* the usual case here: *j */
-        *x = vl_tape_primal(v);
-        return 1;
-    }
-    return vl_ad_plain_primal(v, x);
-}
-
 static VL_NOINLINE int compare_primals(int id, Value a, Value b)
 {
     double x, y;
-    if (primal_of_real(a, &x) && primal_of_real(b, &y))
+    if (vl_ad_plain_primal(a, &x) && vl_ad_plain_primal(b, &y))
         return vl_prims_compare2(id, x, y);
     return -1;
 }
