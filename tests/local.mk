@@ -16,6 +16,8 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/ad/checkpoint.vlad \
 	%reldir%/ad/checkpoint-inside-starj.vlad \
 	%reldir%/ad/checkpoint-inside-starj-cpj.vlad \
+	%reldir%/ad/checkpoint-inside-cpj.vlad \
+	%reldir%/ad/checkpoint-inside-cpj-cpj.vlad \
 	%reldir%/ad/closures.vlad \
 	%reldir%/ad/confusion.vlad \
 	%reldir%/ad/error-arity-fwd.vlad \
@@ -25,6 +27,7 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/ad/error-cotangent-list-for-pair.vlad \
 	%reldir%/ad/error-cotangent-shared.vlad \
 	%reldir%/ad/error-cotangent-suspended-tape.vlad \
+	%reldir%/ad/error-cotangent-suspended-tape-index.vlad \
 	%reldir%/ad/error-inside-nested.vlad \
 	%reldir%/ad/error-non-real.vlad \
 	%reldir%/ad/error-not-procedure-fwd.vlad \

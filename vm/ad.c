@@ -93,21 +93,28 @@ static inline AdFrame *frame_of(VladState *S, int64_t tag)
 
 /* ===== Building reals ===== */
 
+/* Whether dual v is a PlainDual (vm/ad.h). */
+static int plain_dual(Value v)
+{
+    return (v.aux & VL_AUX_BITS) != 0;
+}
+
 static int64_t dual_tag(Value v)
 {
-    return v.aux ? (int64_t)v.aux : ((const Dual *)v.as.obj)->tag;
+    return plain_dual(v) ? (int64_t)(v.aux & VL_AUX_BITS)
+                         : ((const Dual *)v.as.obj)->tag;
 }
 
 static Value dual_primal(Value v)
 {
-    return v.aux ? vl_num(((const PlainDual *)v.as.obj)->primal)
-                 : ((const Dual *)v.as.obj)->primal;
+    return plain_dual(v) ? vl_num(((const PlainDual *)v.as.obj)->primal)
+                         : ((const Dual *)v.as.obj)->primal;
 }
 
 static Value dual_tangent(Value v)
 {
-    return v.aux ? vl_num(((const PlainDual *)v.as.obj)->tangent)
-                 : ((const Dual *)v.as.obj)->tangent;
+    return plain_dual(v) ? vl_num(((const PlainDual *)v.as.obj)->tangent)
+                         : ((const Dual *)v.as.obj)->tangent;
 }
 
 static int64_t tag_of(Value v)
@@ -119,13 +126,18 @@ static int64_t tag_of(Value v)
     return -1;
 }
 
-/* v with the activity mark when it is a plain real (vm/value.h): a plain
-   real made from reals that carried a perturbation or a tape. */
+/* Real v marked active (vm/value.h): the results of j* and *j, and the
+   parts of the suspended invocations of a checkpoint, which the walks
+   keep as reals of the state whatever they depend on. */
 static inline Value marked(Value v)
 {
-    if (v.tag == VT_NUM)
-        v.aux = VL_ACTIVE;
-    return v;
+    return vl_real_mark(v, 1);
+}
+
+/* The ordinal in its chunk of tape node v. */
+static inline uint32_t ordinal_of(Value v)
+{
+    return v.aux & VL_AUX_BITS;
 }
 
 /* Plain duals are carved from pointer-free blocks (the collector keeps a
@@ -169,12 +181,12 @@ static Value make_dual(VladState *S, int64_t tag, Value primal,
 
 static const TapeSlot *slot_of(Value v)
 {
-    return &((const TapeChunk *)v.as.obj)->slots[v.aux];
+    return &((const TapeChunk *)v.as.obj)->slots[ordinal_of(v)];
 }
 
 static uint32_t index_of(Value v)
 {
-    return ((const TapeChunk *)v.as.obj)->base + v.aux;
+    return ((const TapeChunk *)v.as.obj)->base + ordinal_of(v);
 }
 
 static int is_general(const TapeSlot *t)
@@ -259,9 +271,9 @@ static Value compact_node(VladState *S, AdFrame *f, double primal,
                           uint32_t p0, double d0, uint32_t p1, double d1)
 {
     Value v;
-    if (!vl_ad_append(S, f, primal, p0, d0, p1, d1, &v)) {
+    if (!vl_ad_append(S, f, primal, p0, d0, p1, d1, 0, &v)) {
         new_chunk(S, f);
-        (void)vl_ad_append(S, f, primal, p0, d0, p1, d1, &v);
+        (void)vl_ad_append(S, f, primal, p0, d0, p1, d1, 0, &v);
     }
     return v;
 }
@@ -440,15 +452,18 @@ int vl_ad_binary_fast(VladState *S, int op, Value a, Value b, Value *out)
         if (!vl_ad_node_binary(op, a, b, tag, &n))
             return 0;
         AdFrame *f = frame_of(S, tag);
-        *out = f == NULL ? vl_num_marked(n.y, VL_ACTIVE)
-                         : compact_node(S, f, n.y, n.p0, n.d0, n.p1, n.d1);
+        *out = vl_real_mark(f == NULL ? vl_num(n.y)
+                                      : compact_node(S, f, n.y, n.p0, n.d0,
+                                                     n.p1, n.d1),
+                            vl_ad_mark2(a, b) != 0);
         return 1;
     }
     int64_t tag;
     double r, t;
     if (!vl_ad_dual_binary(op, a, b, &tag, &r, &t))
         return 0;
-    *out = make_dual(S, tag, vl_num(r), vl_num(t));
+    *out = vl_real_mark(make_dual(S, tag, vl_num(r), vl_num(t)),
+                        vl_ad_mark2(a, b) != 0);
     return 1;
 }
 
@@ -473,7 +488,8 @@ Value vl_ad_binary(VladState *S, int op, Value a, Value b)
     Value r;
     if (vl_ad_binary_fast(S, op, a, b, &r))
         return r;
-    return marked(binary_general(S, op, a, b));
+    return vl_real_mark(binary_general(S, op, a, b),
+                        vl_real_marked(a) | vl_real_marked(b));
 }
 
 static Value binary_general(VladState *S, int op, Value a, Value b)
@@ -563,7 +579,7 @@ Value vl_ad_unary(VladState *S, int op, Value a)
 {
     if (a.tag == VT_NUM)
         return vl_num_marked(plain1(op, a.as.num), a.aux);
-    return marked(unary_general(S, op, a));
+    return vl_real_mark(unary_general(S, op, a), vl_real_marked(a));
 }
 
 static Value unary_general(VladState *S, int op, Value a)
@@ -681,7 +697,7 @@ static Value through_dual(VladState *S, Value y, Value bar, WalkLeaf leaf,
 {
     Value p = leaf(S, marked(dual_primal(y)), part_of(S, bar, 0), ud);
     Value q = leaf(S, marked(dual_tangent(y)), part_of(S, bar, 1), ud);
-    return make_dual(S, dual_tag(y), p, q);
+    return vl_real_mark(make_dual(S, dual_tag(y), p, q), vl_real_marked(y));
 }
 
 /* A leaf that is a node of a suspended *j's tape: a checkpoint taken
@@ -740,7 +756,7 @@ static TapeSpan *spans_of(Value v, size_t *n)
         k++;
     TapeSpan *s = vl_gc_alloc_atomic(k * sizeof *s);
     *n = k;
-    uint32_t limit = v.aux + 1;
+    uint32_t limit = ordinal_of(v) + 1;
     for (const TapeChunk *x = v.as.obj; x != NULL;
          limit = x->prev_n, x = x->prev)
         s[--k] = (TapeSpan){x, limit};
@@ -870,12 +886,16 @@ static Value through_tape(VladState *S, Value y, Value bar, WalkLeaf leaf,
     size_t nb = 0;
     const TapeSpan *b = suspended_tape(S, bar, c->tag) ? spans_of(bar, &nb)
                                                        : NULL;
+    /* the (co)tangent's node stands where y does on a tape of the same
+       layout: at the same tape index */
+    if (b != NULL && index_of(bar) != index_of(y))
+        layout_mismatch(S, c);
     /* the chunks y sees that are not copied yet, newest first; then the
        newest copied one, extended as far as y sees it */
     TapeSpan *todo = NULL;
     size_t n = 0, cap = 0;
     TapeChunk *prev = NULL, *copy_y = NULL;
-    uint32_t limit = y.aux + 1;
+    uint32_t limit = ordinal_of(y) + 1;
     for (const TapeChunk *x = y.as.obj; x != NULL;
          limit = x->prev_n, x = x->prev) {
         if ((prev = copied(c, x, leaf)) != NULL) {
@@ -914,7 +934,8 @@ static Value through_tape(VladState *S, Value y, Value bar, WalkLeaf leaf,
 static Value leaf_bundle(VladState *S, Value y, Value bar, void *ud)
 {
     THROUGH_SUSPENDED(leaf_bundle);
-    return make_dual(S, ((TagCtx *)ud)->tag, y, bar);
+    return vl_real_mark(make_dual(S, ((TagCtx *)ud)->tag, y, bar),
+                        vl_real_marked(y));
 }
 
 Value vl_ad_bundle(VladState *S, int64_t tag, Value x, Value dx)
@@ -950,10 +971,10 @@ Value vl_ad_jstar_result(VladState *S, int64_t tag, Value y)
 static Value leaf_tapify(VladState *S, Value y, Value bar, void *ud)
 {
     THROUGH_SUSPENDED(leaf_tapify);
-    if (((TagCtx *)ud)->active_only && y.tag == VT_NUM
-        && !(y.aux & VL_ACTIVE))
+    if (((TagCtx *)ud)->active_only && !vl_real_marked(y))
         return y;           /* a constant of the computation */
-    return make_node(S, ((TagCtx *)ud)->tag, y, 0, NULL, NULL);
+    return vl_real_mark(make_node(S, ((TagCtx *)ud)->tag, y, 0, NULL, NULL),
+                        vl_real_marked(y));
 }
 
 Value vl_ad_tapify(VladState *S, int64_t tag, Value x, int active_only)

@@ -37,18 +37,20 @@ typedef struct Dual {
 } Dual;
 
 /* The compact form of a dual whose primal and tangent are plain doubles
-   and whose tag fits in 32 bits: a VT_DUAL value with aux = the tag
-   (tags start at 1, so aux = 0 means a Dual), pointing at 16 bytes of
-   pointer-free memory. */
+   and whose tag fits in 31 bits: a VT_DUAL value with the tag in aux's
+   low bits (tags start at 1, so 0 there means a Dual; the top bit is the
+   activity mark, vm/value.h), pointing at 16 bytes of pointer-free
+   memory. */
 typedef struct PlainDual {
     double primal;          /* first field */
     double tangent;
 } PlainDual;
-#define VL_PLAIN_DUAL_MAX_TAG ((int64_t)UINT32_MAX)
+#define VL_PLAIN_DUAL_MAX_TAG ((int64_t)VL_AUX_BITS)
 
 /* A tape is stored in chunks: arrays of fixed-size slots filled in
    creation order.  A node is named by its chunk and its ordinal in it
-   (a VT_TAPE value has as.obj = chunk, aux = ordinal); its index on the
+   (a VT_TAPE value has as.obj = chunk, aux = ordinal | the activity mark
+   VL_ACTIVE, vm/value.h); its index on the
    tape, which the reverse sweep uses, is chunk->base + ordinal.  A chunk
    continues the tape prefix (prev, prev_n): its first node follows node
    prev_n - 1 of prev.  Appending at (chunk, n) writes in place only when n
@@ -163,7 +165,7 @@ typedef struct TapeChunk {
 /* The plain primal of a VT_TAPE value. */
 static inline double vl_tape_primal(Value v)
 {
-    return ((const TapeChunk *)v.as.obj)->slots[v.aux].primal;
+    return ((const TapeChunk *)v.as.obj)->slots[v.aux & VL_AUX_BITS].primal;
 }
 
 /* One active invocation of j* or *j (an entry of S->ad). */

@@ -104,10 +104,10 @@ static inline int vl_ad_dual_operand(Value v, int64_t *tag, double *x,
         *dx = 0;
         return 1;
     }
-    if (v.tag != VT_DUAL || !v.aux)
+    if (v.tag != VT_DUAL || !(v.aux & VL_AUX_BITS))
         return 0;
     const PlainDual *d = v.as.obj;
-    *tag = v.aux;
+    *tag = v.aux & VL_AUX_BITS;
     *x = d->primal;
     *dx = d->tangent;
     return 1;
@@ -150,11 +150,12 @@ static inline int vl_ad_node_operand(Value v, int64_t tag, double *x,
     if (v.tag != VT_TAPE)
         return 0;
     const TapeChunk *c = v.as.obj;
-    const TapeSlot *t = &c->slots[v.aux];
+    uint32_t k = v.aux & VL_AUX_BITS;
+    const TapeSlot *t = &c->slots[k];
     if (c->tag != tag || t->parent == VL_TAPE_GENERAL)
         return 0;
     *x = t->primal;
-    *index = c->base + v.aux;
+    *index = c->base + k;
     return 1;
 }
 
@@ -190,10 +191,11 @@ static inline int vl_ad_node_binary(int op, Value a, Value b, int64_t tag,
 /* Append a compact node to the innermost *j's tape f when its current
    chunk can take it in place; 0 otherwise.  A second parent whose
    partial d1 is d0 or -d0 (bit for bit) is marked so in parent1's top
-   bits; another d1 goes into a second slot (vm/ad.h). */
+   bits; another d1 goes into a second slot (vm/ad.h).  The new node
+   value carries 'mark' (0 or VL_ACTIVE) in its aux. */
 static inline int vl_ad_append(VladState *S, AdFrame *f, double y,
                                uint32_t p0, double d0, uint32_t p1,
-                               double d1, Value *out)
+                               double d1, uint32_t mark, Value *out)
 {
     TapeChunk *c = f->chunk;
     uint32_t n = f->n, q = p1, slots = 1;
@@ -216,16 +218,17 @@ static inline int vl_ad_append(VladState *S, AdFrame *f, double y,
     }
     S->tape_nodes++;
     out->tag = VT_TAPE;
-    out->aux = n;
+    out->aux = n | mark;
     out->as.obj = c;
     c->used = f->n = n + slots;
     return 1;
 }
 
-/* A plain dual from the current block of the bump allocator; 0 when the
-   block is used up (the general path allocates the next). */
+/* A plain dual from the current block of the bump allocator, carrying
+   'mark' (0 or VL_ACTIVE); 0 when the block is used up (the general path
+   allocates the next). */
 static inline int vl_ad_put_dual(VladState *S, int64_t tag, double x,
-                                 double dx, Value *out)
+                                 double dx, uint32_t mark, Value *out)
 {
     /* tag is a plain dual operand's, so it fits in aux (vm/ad.h) */
     if (VL_UNLIKELY(S->dual_left == 0))
@@ -235,9 +238,16 @@ static inline int vl_ad_put_dual(VladState *S, int64_t tag, double x,
     p->primal = x;
     p->tangent = dx;
     out->tag = VT_DUAL;
-    out->aux = (uint32_t)tag;
+    out->aux = (uint32_t)tag | mark;
     out->as.obj = p;
     return 1;
+}
+
+/* The activity mark (0 or VL_ACTIVE) of a result of reals a and b: set
+   when either is marked (vm/value.h). */
+static inline uint32_t vl_ad_mark2(Value a, Value b)
+{
+    return (a.aux | b.aux) & VL_ACTIVE;
 }
 
 /* A binary op (IN_ADD .. IN_DIV) at least one of whose operands is not a
@@ -249,14 +259,14 @@ static inline int vl_ad_binary_inline(VladState *S, int op, Value a,
         int64_t tag;
         double r, t;
         return vl_ad_dual_binary(op, a, b, &tag, &r, &t)
-               && vl_ad_put_dual(S, tag, r, t, out);
+               && vl_ad_put_dual(S, tag, r, t, vl_ad_mark2(a, b), out);
     }
     VlAdNode n;
     if (S->nad == 0
         || !vl_ad_node_binary(op, a, b, S->ad[S->nad - 1].tag, &n))
         return 0;
     return vl_ad_append(S, &S->ad[S->nad - 1], n.y, n.p0, n.d0, n.p1, n.d1,
-                        out);
+                        vl_ad_mark2(a, b), out);
 }
 
 /* A unary op (IN_SQRT .. IN_FLOOR) on a plain dual or a compact node of
@@ -266,12 +276,13 @@ static inline int vl_ad_unary_inline(VladState *S, int op, Value a,
 {
     double y, d;
     if (a.tag == VT_DUAL) {
-        if (!a.aux)
+        if (!(a.aux & VL_AUX_BITS))
             return 0;
         const PlainDual *p = a.as.obj;
         vl_ad_partial1(op, p->primal, &y, &d);
-        return vl_ad_put_dual(S, a.aux, y, 0.0 + vl_ad_mulz(d, p->tangent),
-                              out);
+        return vl_ad_put_dual(S, a.aux & VL_AUX_BITS, y,
+                              0.0 + vl_ad_mulz(d, p->tangent),
+                              a.aux & VL_ACTIVE, out);
     }
     if (a.tag != VT_TAPE || S->nad == 0)
         return 0;
@@ -281,7 +292,8 @@ static inline int vl_ad_unary_inline(VladState *S, int op, Value a,
     if (!vl_ad_node_operand(a, f->tag, &x, &pa))
         return 0;
     vl_ad_partial1(op, x, &y, &d);
-    return vl_ad_append(S, f, y, pa, d, VL_TAPE_NONE, 0, out);
+    return vl_ad_append(S, f, y, pa, d, VL_TAPE_NONE, 0, a.aux & VL_ACTIVE,
+                        out);
 }
 
 /* The primal of a plain real, a plain dual or a tape node, for the
@@ -297,7 +309,7 @@ static inline int vl_ad_plain_primal(Value v, double *x)
     switch (v.tag) {
     case VT_NUM: *x = v.as.num; return 1;
     case VT_DUAL:
-        if (!v.aux)
+        if (!(v.aux & VL_AUX_BITS))
             return 0;
         *x = ((const PlainDual *)v.as.obj)->primal;
         return 1;

@@ -88,20 +88,22 @@ static int differentiated(VladState *S, const HostPrim *h, const Value *args)
     return d;
 }
 
-/* A plain real result of arguments marked active is marked too. */
-static Value mark_result(Value v, int d)
+/* A real result of arguments one of which is marked active is marked
+   too (vm/value.h). */
+static Value mark_result(const HostPrim *h, const Value *args, Value v)
 {
-    if (d == 1 && v.tag == VT_NUM)
-        v.aux = VL_ACTIVE;
+    for (int k = 0; k < h->info.arity; k++)
+        if (IS_REAL(args[k]) && vl_real_marked(args[k]))
+            return IS_REAL(v) ? vl_real_mark(v, 1) : v;
     return v;
 }
 
 static Value apply_host(VladState *S, const HostPrim *h, const Value *args)
 {
-    int d = differentiated(S, h, args);
-    if (d < 2)
-        return mark_result(call_host(S, h, args), d);
-    return vl_ad_lift(S, h->info.arity, args, host_rule, (void *)h);
+    if (differentiated(S, h, args) < 2)
+        return mark_result(h, args, call_host(S, h, args));
+    return mark_result(h, args, vl_ad_lift(S, h->info.arity, args,
+                                           host_rule, (void *)h));
 }
 
 /* An effect replayed by a re-execution of checkpoint-*j: the value the
@@ -124,10 +126,10 @@ static Value replay_rule(VladState *S, void *ctx, int which, const Value *x)
 
 static Value replay(VladState *S, const Replay *r, const Value *args)
 {
-    int d = differentiated(S, r->h, args);
-    if (d < 2)
-        return mark_result(r->v, d);
-    return vl_ad_lift(S, r->h->info.arity, args, replay_rule, (void *)r);
+    if (differentiated(S, r->h, args) < 2)
+        return mark_result(r->h, args, r->v);
+    return mark_result(r->h, args, vl_ad_lift(S, r->h->info.arity, args,
+                                              replay_rule, (void *)r));
 }
 
 static Value trampoline(VladState *S, Value *args)

@@ -261,7 +261,8 @@ Value *vl_cont_reinstall(VladState *S, const Checkpoint *k, Value **base,
             Value end = b[p->ctlreg + 2];       /* see vl_cont_capture */
             vl_ad_push(S, b[p->ctlreg].as.i, 1, (size_t)(b - S->stack),
                        (TapeChunk *)end.as.ptr,
-                       end.aux + (end.tag == VT_TAPE));
+                       end.tag == VT_TAPE ? (end.aux & VL_AUX_BITS) + 1
+                                          : end.aux);
             vl_ad_top(S)->escapes = UINT64_MAX;  /* shares the tape */
         }
         Value *next = b + cf->delta;

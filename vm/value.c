@@ -15,7 +15,7 @@ double vl_value_primal(Value v)
     /* a dual number keeps its primal first; a tape slot its plain primal
        (vm/ad.h) */
     while (v.tag == VT_DUAL) {
-        if (v.aux)
+        if (v.aux & VL_AUX_BITS)        /* a PlainDual (vm/ad.h) */
             return ((const PlainDual *)v.as.obj)->primal;
         v = *(const Value *)v.as.obj;
     }

@@ -16,7 +16,9 @@
  * Values.  'aux' is free for internal uses (frame headers keep a distance
  * there) and is ignored by every user-visible operation.
  *
- * Activity.  A plain real's aux is 0 or VL_ACTIVE: "this real may depend
+ * Activity.  The top bit of a real's aux, VL_ACTIVE (below it, a dual
+ * number keeps its tag and a tape node its slot; a plain real has no other
+ * bit set), says "this real may depend
  * on the input of a running checkpoint-*j".  checkpoint-*j marks the reals
  * of its input, every arithmetic operation marks its result when an
  * operand is marked, and the results of j*, *j and of host primitives
@@ -25,7 +27,13 @@
  * parameter), and checkpoint-*j's base cases differentiate only the
  * marked ones (vm/ad.c, vl_ad_tapify).  Marking more than needed is
  * always safe (the real is then differentiated, as by *j, for nothing);
- * missing one would not be.  Nothing else looks at the mark.
+ * missing one would not be.  Nothing else looks at the mark.  Duals and
+ * tape nodes carry it too: under an
+ * enclosing j* or *j, the reals of checkpoint-*j's computation are duals
+ * or nodes of that invocation, and those that do not depend on the input
+ * must stay constants there as when they are plain, or a tape recorded
+ * inside checkpoint-*j would be laid out differently with and without the
+ * enclosing perturbation (doc/hardening.md, L2).
  *
  * Reals are unboxed: arithmetic on plain reals allocates nothing.  Under
  * differentiation a real may also be a dual number (forward mode) or a tape
@@ -98,7 +106,8 @@ static inline Value vl_num(double x)
     return v;
 }
 
-#define VL_ACTIVE 1u
+#define VL_ACTIVE 0x80000000u      /* the activity mark */
+#define VL_AUX_BITS 0x7FFFFFFFu    /* a dual's tag, a tape node's slot */
 
 /* A plain real with the activity mark 'active' (0 or VL_ACTIVE). */
 static inline Value vl_num_marked(double x, uint32_t active)
@@ -107,6 +116,20 @@ static inline Value vl_num_marked(double x, uint32_t active)
     v.tag = VT_NUM;
     v.aux = active;
     v.as.num = x;
+    return v;
+}
+
+/* Whether real v is marked active. */
+static inline int vl_real_marked(Value v)
+{
+    return (v.aux & VL_ACTIVE) != 0;
+}
+
+/* Real v, marked active when 'active' is nonzero. */
+static inline Value vl_real_mark(Value v, int active)
+{
+    if (active)
+        v.aux |= VL_ACTIVE;
     return v;
 }
 

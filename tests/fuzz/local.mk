@@ -53,7 +53,6 @@ VLAD_GOLDEN_TESTS += \
 	%reldir%/regress/f7-cpj-negative-interval.vlad \
 	%reldir%/regress/l1-checkpoint-inside-starj.vlad \
 	%reldir%/regress/l2-checkpoint-inside-cpj-starj.vlad
-XFAIL_TESTS += %reldir%/regress/l2-checkpoint-inside-cpj-starj.vlad
 AM_TESTS_ENVIRONMENT += $(FUZZ_ENV); \
 	export FUZZ_CC FUZZ_CFLAGS FUZZ_SRCDIR FUZZ_BUILDDIR FUZZ_LIB_SOURCES \
 	FUZZ_LIBS FUZZ_DEFS FUZZ_OUT;
