@@ -2,7 +2,8 @@
  * vm/ad.h -- automatic differentiation: dual numbers, tapes, lifting
  *
  * A real is a plain double (VT_NUM), a dual number (VT_DUAL: forward
- * mode; a Dual, or a PlainDual when aux = its tag) or a tape node (VT_TAPE:
+ * mode; a Dual, or a PlainDual when aux's low 31 bits hold its tag) or a
+ * tape node (VT_TAPE:
  * reverse mode).  Each invocation of j* or
  * *j has a unique tag; its perturbation (dual) or its tape nodes carry that
  * tag.  Primal and tangent of a dual, and the primal and partials of a

@@ -233,10 +233,11 @@ static void test_derivatives(VladState *S)
     }
 }
 
-/* Plain duals keep their tag in the value's 32-bit aux word; a tag
-   beyond it makes a general dual instead.  The same computations, run
-   with tags just below and across 2^32 (nested j*, j* over *j, a
-   checkpoint resumed inside j*), print what they print with small tags. */
+/* Plain duals keep their tag in the low 31 bits of the value's aux word
+   (the top bit is the activity mark); a tag beyond them makes a general
+   dual instead.  The same computations, run with tags just below and
+   across VL_PLAIN_DUAL_MAX_TAG (nested j*, j* over *j, a checkpoint
+   resumed inside j*), print what they print with small tags. */
 static void test_big_tags(VladState *S)
 {
     static const char *const progs[] = {
