@@ -51,11 +51,23 @@ int vl_ad_tape_private(const VladState *S, const AdFrame *f)
 
 void vl_ad_release_tape(VladState *S, const AdFrame *f)
 {
-    if (!vl_ad_tape_private(S, f))
+    size_t bytes;
+    if (!vl_ad_tape_private(S, f)) {
+        /* left to the collector: from now on its chunks count as any
+           other memory in scheduling collections (vm/gc.c) */
+        for (TapeChunk *c = f->chunk; c != NULL && c->managed; c = c->prev) {
+            c->managed = 0;
+            vl_gc_unmanage(VL_TAPE_CHUNK_SLOTS(c->cap) * sizeof(TapeSlot));
+        }
         return;
+    }
     for (TapeChunk *c = f->chunk, *prev; c != NULL; c = prev) {
         prev = c->prev;
-        vl_gc_free(c->slots);
+        bytes = VL_TAPE_CHUNK_SLOTS(c->cap) * sizeof(TapeSlot);
+        if (c->managed)
+            vl_gc_free_managed(c->slots, bytes);
+        else
+            vl_gc_free(c->slots);
         vl_gc_free(c);
     }
 }
@@ -231,8 +243,9 @@ static void new_chunk(VladState *S, AdFrame *f)
     }
     /* cap slots for nodes to start in, and a spare one for the second
        slot of the last (vl_ad_append) */
-    nc->slots = vl_gc_alloc_atomic_touched(VL_TAPE_CHUNK_SLOTS(cap)
-                                           * sizeof(TapeSlot));
+    nc->slots = vl_gc_alloc_managed(VL_TAPE_CHUNK_SLOTS(cap)
+                                    * sizeof(TapeSlot));
+    nc->managed = 1;
     nc->prev = c;
     nc->prev_n = f->n;
     nc->base = c != NULL ? c->base + f->n : 0;
@@ -823,6 +836,7 @@ static TapeChunk *new_copy(VladState *S, const TapeChunk *a, TapeChunk *prev)
     nc->prev = prev;
     nc->ext = NULL;
     nc->general = 1;
+    nc->managed = 0;
     nc->used = 0;
     nc->conts = 0;
     size_t bytes = VL_TAPE_CHUNK_SLOTS(a->cap) * sizeof(TapeSlot);
@@ -1087,12 +1101,13 @@ static void backprop(VladState *S, Value *sens, const TapeSlot *t, Value s)
 static int sweep_plain(VladState *S, TagCtx *c, Value y, Value ybar,
                        TapeChunk *chunk, uint32_t n)
 {
-    c->dsens = vl_gc_alloc_atomic_touched((c->count ? c->count : 1)
-                                          * sizeof(double));
+    c->dsens = vl_gc_alloc_managed((c->count ? c->count : 1)
+                                   * sizeof(double));
     memset(c->dsens, 0, c->count * sizeof(double));
     ad_zip(S, y, ybar, leaf_seed, c, "*j", "cotangent");
     if (c->nonplain) {
-        vl_gc_free(c->dsens);
+        vl_gc_free_managed(c->dsens, (c->count ? c->count : 1)
+                                     * sizeof(double));
         c->dsens = NULL;
         return 0;
     }
@@ -1155,7 +1170,8 @@ Value vl_ad_starj_result(VladState *S, int64_t tag, Value xnodes, Value y,
         } else if (sweep_plain(S, &c, y, ybar, chunk, n)) {
             Value xbar = ad_map(S, xnodes, leaf_extract, &c);
             primal = ad_map(S, y, leaf_primal, &c);
-            vl_gc_free(c.dsens);
+            vl_gc_free_managed(c.dsens, (c.count ? c.count : 1)
+                                        * sizeof(double));
             return vl_value_list2(primal, xbar);
         }
     }

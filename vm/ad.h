@@ -161,6 +161,8 @@ typedef struct TapeChunk {
     uint32_t conts;         /* VL_TAPE_CONT slots in slots[0 .. used) */
     uint32_t conts_before;  /* and on the tape before slots[0] */
     int general;            /* a general node is in this chunk or before */
+    int managed;            /* slots from vl_gc_alloc_managed, not yet
+                               handed to the collector (vl_ad_release_tape) */
 } TapeChunk;
 
 /* The plain primal of a VT_TAPE value. */

@@ -328,6 +328,54 @@ void *vl_gc_alloc_atomic_touched(size_t size)
     return p;
 }
 
+/* Memory whose end the caller usually manages: Boehm schedules a
+   collection by the bytes allocated since the last one, less those
+   allocated "uncollectable" (GC_non_gc_bytes, only used to schedule
+   collections).  A *j's tape grows by hundreds of MB and is all live
+   until its sweep, after which the *j frees it (vm/ad.c): collecting
+   because it grew only marks the live heap again (bench/ad listing1,
+   N = 10^5: 10 collections in *j, 2 in the primal).  So its chunks are
+   counted there too while they live.  A tape the *j cannot free (one
+   shared with a checkpoint) is handed to the collector when the *j ends
+   (vl_gc_unmanage).  A tape whose *j never ends (unwound by an error or
+   captured into a checkpoint and dropped) stays counted: only the count
+   since the last collection matters, so that merely delays the next
+   collection by its size once. */
+static void *add_non_gc_bytes(void *delta)
+{
+    GC_word n = GC_get_non_gc_bytes(), d = *(const GC_word *)delta;
+    GC_set_non_gc_bytes(n + d);
+    return NULL;
+}
+
+static void *sub_non_gc_bytes(void *delta)
+{
+    GC_word n = GC_get_non_gc_bytes(), d = *(const GC_word *)delta;
+    GC_set_non_gc_bytes(n > d ? n - d : 0);
+    return NULL;
+}
+
+void *vl_gc_alloc_managed(size_t size)
+{
+    void *p = vl_gc_alloc_atomic_touched(size);
+    GC_word d = size;
+    if (p != NULL)
+        (void)GC_call_with_alloc_lock(add_non_gc_bytes, &d);
+    return p;
+}
+
+void vl_gc_free_managed(void *p, size_t size)
+{
+    GC_FREE(p);
+    vl_gc_unmanage(size);
+}
+
+void vl_gc_unmanage(size_t size)
+{
+    GC_word d = size;
+    (void)GC_call_with_alloc_lock(sub_non_gc_bytes, &d);
+}
+
 void *vl_gc_grow(void *items, size_t n, size_t *cap, size_t size)
 {
     if (n < *cap)

@@ -61,6 +61,16 @@ VL_INTERNAL void *vl_gc_alloc_atomic(size_t size);
    mapped at once instead of faulting in one by one. */
 VL_INTERNAL void *vl_gc_alloc_atomic_touched(size_t size);
 
+/* The same, for memory the caller will usually free itself with
+   vl_gc_free_managed (with the same size): its allocation does not bring
+   the next collection closer (vm/gc.c).  Memory the caller drops instead
+   is collected as any other. */
+VL_INTERNAL void *vl_gc_alloc_managed(size_t size);
+VL_INTERNAL void vl_gc_free_managed(void *p, size_t size);
+/* Hands memory from vl_gc_alloc_managed (of that size) to the collector
+   instead of freeing it. */
+VL_INTERNAL void vl_gc_unmanage(size_t size);
+
 /* A growable array of n items of 'size' bytes with room for *cap: the
    array itself while n < *cap, else a copy with twice the room (scanned
    memory; *cap updated). */
