@@ -356,7 +356,8 @@ VLAD_UNIT_TESTS = \
 	%reldir%/unit/test-reader \
 	%reldir%/unit/test-expand \
 	%reldir%/unit/test-vm \
-	%reldir%/unit/test-heap-limit
+	%reldir%/unit/test-heap-limit \
+	%reldir%/unit/test-gc-managed
 
 ## Files the unit tests include (e.g. a tests/unit/check.h harness):
 ## distributed, never compiled on their own.

@@ -418,6 +418,24 @@ char *vl_gc_strdup(const char *s)
     return vl_gc_strndup(s, strlen(s));
 }
 
+static void *get_non_gc_bytes(void *out)
+{
+    *(GC_word *)out = GC_get_non_gc_bytes();
+    return NULL;
+}
+
+size_t vl_gc_unscheduled_bytes(void)
+{
+    GC_word n;
+    (void)GC_call_with_alloc_lock(get_non_gc_bytes, &n);
+    return (size_t)n;
+}
+
+size_t vl_gc_collections(void)
+{
+    return (size_t)GC_get_gc_no();
+}
+
 size_t vl_gc_heap_size(void)
 {
     size_t h = GC_get_heap_size();

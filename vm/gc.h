@@ -103,6 +103,12 @@ VL_INTERNAL void *vl_gc_alloc_uncollectable(size_t size);
 VL_INTERNAL size_t vl_gc_heap_size(void);
 VL_INTERNAL size_t vl_gc_peak_heap_size(void);
 VL_INTERNAL size_t vl_gc_free_bytes(void);
+/* The bytes the collector does not count in scheduling collections:
+   those of vl_gc_alloc_managed not yet freed or handed over, and of
+   vl_gc_alloc_uncollectable (tests/unit/test-gc-managed). */
+VL_INTERNAL size_t vl_gc_unscheduled_bytes(void);
+/* The number of collections so far. */
+VL_INTERNAL size_t vl_gc_collections(void);
 VL_INTERNAL void vl_gc_collect(void);
 
 #endif
