@@ -61,6 +61,7 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/ad/random-jac-2.vlad \
 	%reldir%/ad/random-ckpt-1.vlad \
 	%reldir%/ad/random-ckpt-2.vlad \
+	%reldir%/ad/random-ckpt-3.vlad \
 	%reldir%/ad/steps.vlad \
 	%reldir%/ad/strong-zero.vlad \
 	%reldir%/ad/sweep-in-place.vlad \
