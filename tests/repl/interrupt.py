@@ -168,12 +168,15 @@ def drop_forgets():
 def interrupted_definition_and_resume_again():
     v = start()
     n, _ = calibrate(v)
-    for _ in range(4):
-        if interrupt(v, "(define big (work 0 %d 0))" % n) is not None:
+    # a new name at each attempt: one that finished before the Ctrl-C has
+    # bound its name
+    for attempt in range(4):
+        big = "big%d" % attempt
+        if interrupt(v, "(define %s (work 0 %d 0))" % (big, n)) is not None:
             break
         n *= 4
-    v.line("big")
-    v.expect(r"error: .*big")
+    v.line(big)
+    v.expect(r"error: .*%s" % big)
     v.prompt()
     # resume, interrupt the resumed run, resume again: no value printed
     # (a definition), then the name is bound
@@ -182,9 +185,9 @@ def interrupted_definition_and_resume_again():
     expect_equal("a definition prints no value", rest[-1:] == [] or
                  int(float(rest[-1])) % MARK == 0, True)
     whole = finish(v, "(work 0 %d 0)" % n)
-    v.line("big")
+    v.line(big)
     m = v.expect(r"\n(%s)\nvlad> " % NUM)
-    expect_equal("big", m.group(1), whole[-1])
+    expect_equal(big, m.group(1), whole[-1])
     del again
     v.send(CTRL_D)
     expect_equal("exit status", v.wait(), 0)
