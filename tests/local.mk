@@ -362,7 +362,7 @@ VLAD_UNIT_TESTS = \
 
 ## Files the unit tests include (e.g. a tests/unit/check.h harness):
 ## distributed, never compiled on their own.
-VLAD_UNIT_SUPPORT = %reldir%/unit/check.h
+VLAD_UNIT_SUPPORT = %reldir%/unit/check.h %reldir%/unit/state.h
 
 check_PROGRAMS += $(VLAD_UNIT_TESTS)
 ## Programs without their own _LDADD (the unit tests) link the core.

@@ -49,23 +49,27 @@ int vl_ad_tape_private(const VladState *S, const AdFrame *f)
     return f->reverse && f->escapes == S->escapes;
 }
 
+/* The bytes of the slots of a chunk of capacity cap. */
+static size_t chunk_bytes(uint32_t cap)
+{
+    return VL_TAPE_CHUNK_SLOTS(cap) * sizeof(TapeSlot);
+}
+
 void vl_ad_release_tape(VladState *S, const AdFrame *f)
 {
-    size_t bytes;
     if (!vl_ad_tape_private(S, f)) {
         /* left to the collector: from now on its chunks count as any
            other memory in scheduling collections (vm/gc.c) */
         for (TapeChunk *c = f->chunk; c != NULL && c->managed; c = c->prev) {
             c->managed = 0;
-            vl_gc_unmanage(VL_TAPE_CHUNK_SLOTS(c->cap) * sizeof(TapeSlot));
+            vl_gc_unmanage(chunk_bytes(c->cap));
         }
         return;
     }
     for (TapeChunk *c = f->chunk, *prev; c != NULL; c = prev) {
         prev = c->prev;
-        bytes = VL_TAPE_CHUNK_SLOTS(c->cap) * sizeof(TapeSlot);
         if (c->managed)
-            vl_gc_free_managed(c->slots, bytes);
+            vl_gc_free_managed(c->slots, chunk_bytes(c->cap));
         else
             vl_gc_free(c->slots);
         vl_gc_free(c);
@@ -243,8 +247,7 @@ static void new_chunk(VladState *S, AdFrame *f)
     }
     /* cap slots for nodes to start in, and a spare one for the second
        slot of the last (vl_ad_append) */
-    nc->slots = vl_gc_alloc_managed(VL_TAPE_CHUNK_SLOTS(cap)
-                                    * sizeof(TapeSlot));
+    nc->slots = vl_gc_alloc_managed(chunk_bytes(cap));
     nc->managed = 1;
     nc->prev = c;
     nc->prev_n = f->n;
@@ -253,8 +256,7 @@ static void new_chunk(VladState *S, AdFrame *f)
     nc->tag = f->tag;
     nc->cap = cap;
     nc->general = c != NULL && c->general;
-    S->tape_bytes += VL_TAPE_CHUNK_SLOTS(cap) * sizeof(TapeSlot)
-                     + sizeof *nc;
+    S->tape_bytes += chunk_bytes(cap) + sizeof *nc;
     if (nc->base > VL_TAPE_INDEX_MASK - cap)
         vl_except_runtime(S, VLAD_ERR_MEMORY,
                           "*j: the tape is full (%u operations)",
@@ -839,7 +841,7 @@ static TapeChunk *new_copy(VladState *S, const TapeChunk *a, TapeChunk *prev)
     nc->managed = 0;
     nc->used = 0;
     nc->conts = 0;
-    size_t bytes = VL_TAPE_CHUNK_SLOTS(a->cap) * sizeof(TapeSlot);
+    size_t bytes = chunk_bytes(a->cap);
     nc->slots = vl_gc_alloc_atomic(bytes);
     memset(nc->slots, 0, bytes);
     S->tape_bytes += bytes + sizeof *nc;
@@ -1095,19 +1097,23 @@ static void backprop(VladState *S, Value *sens, const TapeSlot *t, Value s)
         accumulate(S, &sens[e->parents[k]], mul_z(S, e->partials[k], s));
 }
 
+/* The bytes of the array of plain sensitivities (sweep_plain). */
+static size_t dsens_bytes(const TagCtx *c)
+{
+    return (c->count ? c->count : 1) * sizeof(double);
+}
+
 /* The reverse sweep when every node is compact and every cotangent leaf
    plain: sensitivities are doubles.  Returns 0 (having done nothing that
    matters) when a cotangent leaf is not plain. */
 static int sweep_plain(VladState *S, TagCtx *c, Value y, Value ybar,
                        TapeChunk *chunk, uint32_t n)
 {
-    c->dsens = vl_gc_alloc_managed((c->count ? c->count : 1)
-                                   * sizeof(double));
+    c->dsens = vl_gc_alloc_managed(dsens_bytes(c));
     memset(c->dsens, 0, c->count * sizeof(double));
     ad_zip(S, y, ybar, leaf_seed, c, "*j", "cotangent");
     if (c->nonplain) {
-        vl_gc_free_managed(c->dsens, (c->count ? c->count : 1)
-                                     * sizeof(double));
+        vl_gc_free_managed(c->dsens, dsens_bytes(c));
         c->dsens = NULL;
         return 0;
     }
@@ -1170,8 +1176,7 @@ Value vl_ad_starj_result(VladState *S, int64_t tag, Value xnodes, Value y,
         } else if (sweep_plain(S, &c, y, ybar, chunk, n)) {
             Value xbar = ad_map(S, xnodes, leaf_extract, &c);
             primal = ad_map(S, y, leaf_primal, &c);
-            vl_gc_free_managed(c.dsens, (c.count ? c.count : 1)
-                                        * sizeof(double));
+            vl_gc_free_managed(c.dsens, dsens_bytes(&c));
             return vl_value_list2(primal, xbar);
         }
     }

@@ -22,6 +22,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/mman.h>
 
@@ -341,26 +342,27 @@ void *vl_gc_alloc_atomic_touched(size_t size)
    captured into a checkpoint and dropped) stays counted: only the count
    since the last collection matters, so that merely delays the next
    collection by its size once. */
-static void *add_non_gc_bytes(void *delta)
+/* GC_non_gc_bytes += *delta (a signed byte count), not below 0; under
+   the allocation lock (GC_call_with_alloc_lock). */
+static void *adjust_non_gc_bytes(void *delta)
 {
-    GC_word n = GC_get_non_gc_bytes(), d = *(const GC_word *)delta;
-    GC_set_non_gc_bytes(n + d);
+    GC_word n = GC_get_non_gc_bytes();
+    ptrdiff_t d = *(const ptrdiff_t *)delta;
+    GC_set_non_gc_bytes(d >= 0 ? n + (GC_word)d
+                        : n > (GC_word)-d ? n - (GC_word)-d : 0);
     return NULL;
 }
 
-static void *sub_non_gc_bytes(void *delta)
+static void adjust_non_gc(ptrdiff_t delta)
 {
-    GC_word n = GC_get_non_gc_bytes(), d = *(const GC_word *)delta;
-    GC_set_non_gc_bytes(n > d ? n - d : 0);
-    return NULL;
+    (void)GC_call_with_alloc_lock(adjust_non_gc_bytes, &delta);
 }
 
 void *vl_gc_alloc_managed(size_t size)
 {
     void *p = vl_gc_alloc_atomic_touched(size);
-    GC_word d = size;
     if (p != NULL)
-        (void)GC_call_with_alloc_lock(add_non_gc_bytes, &d);
+        adjust_non_gc((ptrdiff_t)size);
     return p;
 }
 
@@ -372,8 +374,7 @@ void vl_gc_free_managed(void *p, size_t size)
 
 void vl_gc_unmanage(size_t size)
 {
-    GC_word d = size;
-    (void)GC_call_with_alloc_lock(sub_non_gc_bytes, &d);
+    adjust_non_gc(-(ptrdiff_t)size);
 }
 
 void *vl_gc_grow(void *items, size_t n, size_t *cap, size_t size)

@@ -12,16 +12,9 @@
  */
 #include "config.h"
 
-#include <string.h>
 #include "tests/unit/check.h"
+#include "tests/unit/state.h"
 #include "vm/gc.h"
-#include "vm/state.h"
-#include "vm/toplevel.h"
-
-static VladStatus run(VladState *S, const char *src)
-{
-    return vl_toplevel_eval(S, src, strlen(src), "<test>", 0, NULL);
-}
 
 /* The unscheduled count after src is what it was before. */
 static void balanced(VladState *S, const char *src)
@@ -37,9 +30,7 @@ static void balanced(VladState *S, const char *src)
 
 int main(void)
 {
-    VladConfig c;
-    memset(&c, 0, sizeof c);
-    VladState *S = vl_toplevel_open(&c);
+    VladState *S = open_state();
     CHECK(S != NULL);
     if (S == NULL)
         return CHECK_DONE();

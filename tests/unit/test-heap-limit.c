@@ -18,16 +18,10 @@
 
 #include <string.h>
 #include "tests/unit/check.h"
+#include "tests/unit/state.h"
 #include "vm/gc.h"
-#include "vm/state.h"
-#include "vm/toplevel.h"
 
 #define LIMIT ((size_t)24 << 20)
-
-static VladStatus run(VladState *S, const char *src)
-{
-    return vl_toplevel_eval(S, src, strlen(src), "<test>", 0, NULL);
-}
 
 /* After a full collection: at least 3/4 of the heap is free. */
 static int mostly_free(void)
@@ -44,9 +38,7 @@ static int mostly_free(void)
 
 int main(void)
 {
-    VladConfig c;
-    memset(&c, 0, sizeof c);
-    VladState *S = vl_toplevel_open(&c);
+    VladState *S = open_state();
     CHECK(S != NULL);
     if (S == NULL)
         return CHECK_DONE();
