@@ -254,6 +254,7 @@ static void new_chunk(VladState *S, AdFrame *f)
     nc->base = c != NULL ? c->base + f->n : 0;
     nc->conts_before = c != NULL ? c->conts_before + conts_upto(c, f->n) : 0;
     nc->tag = f->tag;
+    nc->compact_tag = f->tag;
     nc->cap = cap;
     nc->general = c != NULL && c->general;
     S->tape_bytes += chunk_bytes(cap) + sizeof *nc;
@@ -322,6 +323,7 @@ static Value make_node(VladState *S, int64_t tag, Value primal, int n,
     e->next = c->ext;
     c->ext = e;
     c->general = 1;
+    c->compact_tag = 0;
     S->tape_bytes += sizeof *e;
     t->primal = vl_value_primal(primal);
     t->parent = VL_TAPE_GENERAL;
@@ -838,6 +840,7 @@ static TapeChunk *new_copy(VladState *S, const TapeChunk *a, TapeChunk *prev)
     nc->prev = prev;
     nc->ext = NULL;
     nc->general = 1;
+    nc->compact_tag = 0;
     nc->managed = 0;
     nc->used = 0;
     nc->conts = 0;

@@ -155,6 +155,9 @@ typedef struct TapeChunk {
     TapeExt *ext;           /* general nodes of this chunk */
     TapeSlot *slots;        /* pointer-free memory */
     int64_t tag;            /* the *j invocation this tape belongs to */
+    int64_t compact_tag;    /* tag while every slot of this chunk is a
+                               compact node's, else 0 (no invocation's):
+                               the fast paths' one test (vm/adfast.h) */
     uint32_t base;          /* tape index of slots[0] */
     uint32_t prev_n;        /* nodes of prev that precede slots[0] */
     uint32_t used, cap;     /* fill mark, capacity */

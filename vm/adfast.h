@@ -151,10 +151,9 @@ static inline int vl_ad_node_operand(Value v, int64_t tag, double *x,
         return 0;
     const TapeChunk *c = v.as.obj;
     uint32_t k = v.aux & VL_AUX_BITS;
-    const TapeSlot *t = &c->slots[k];
-    if (c->tag != tag || t->parent == VL_TAPE_GENERAL)
+    if (c->compact_tag != tag)
         return 0;
-    *x = t->primal;
+    *x = c->slots[k].primal;
     *index = c->base + k;
     return 1;
 }

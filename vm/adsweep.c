@@ -97,19 +97,26 @@ void vl_inplace_sweep(VlInPlace *ip)
         while (t > s0) {
             --t;
             double s = t->primal;
-            uint32_t p[2];
-            double d[2];
+            /* a second slot (VL_TAPE_CONT) is never a parent: its
+               sensitivity stays 0 */
             if (s == 0)
                 continue;
-            int np = vl_tape_parents(t, p, d);
-            if (np == 0)
+            uint32_t p0 = t->parent, q = t->parent1;
+            if (p0 == VL_TAPE_NONE)             /* a leaf */
                 continue;
-            double d0 = vl_ad_mulz(d[0], s);
-            *parent_sens(ip, s0, base, p[0]) += d0;
-            if (np == 2) {
-                double d1 = vl_ad_mulz(d[1], s);
-                *parent_sens(ip, s0, base, p[1]) += d1;
-            }
+            double d0 = vl_ad_mulz(t->u.partial, s);
+            *parent_sens(ip, s0, base, p0) += d0;
+            if (q == VL_TAPE_NONE)
+                continue;
+            /* the second parent's (vl_tape_parents): the same product
+               when its partial is the same */
+            uint32_t kind = q >> VL_TAPE_INDEX_BITS;
+            double d1 = kind == VL_TAPE_SAME
+                            ? d0
+                            : vl_ad_mulz(kind == VL_TAPE_NEG ? -t->u.partial
+                                                             : t[1].u.partial,
+                                         s);
+            *parent_sens(ip, s0, base, q & VL_TAPE_INDEX_MASK) += d1;
         }
     }
 }
