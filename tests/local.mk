@@ -64,7 +64,7 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/ad/random-ckpt-3.vlad \
 	%reldir%/ad/steps.vlad \
 	%reldir%/ad/strong-zero.vlad \
-	%reldir%/ad/sweep-in-place.vlad \
+	%reldir%/ad/sweep-plain.vlad \
 	%reldir%/ad/structures.vlad \
 	%reldir%/checkpoint/context-eval.vlad \
 	%reldir%/checkpoint/context-limit.vlad \

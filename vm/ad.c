@@ -647,23 +647,13 @@ static Value unary_general(VladState *S, int op, Value a)
 
 /* ===== j* ===== */
 
-/* A plain cotangent leaf of a node (the in-place sweep's seeds). */
-typedef struct VlSeed {
-    uint32_t i;
-    double v;
-} VlSeed;
-
 typedef struct TagCtx {
     int64_t tag;
-    Value *sens;            /* *j: sensitivities by node index, or */
-    double *dsens;          /* the same when all of them are plain */
+    VlSweep *sw;            /* *j: plain sensitivities (vm/adsweep.c), or */
+    Value *sens;            /* any sensitivities, by node index */
     int nonplain;           /* a cotangent leaf that is not a plain real */
     uint32_t count;
     int active_only;        /* tapify: only reals marked active */
-    VlInPlace *ip;          /* *j: sensitivities kept on the tape, or */
-    int collect;            /* collecting the seeds, for that */
-    VlSeed *seeds;
-    size_t nseeds, seeds_cap;
     struct TapeCopy *copies;    /* suspended tapes copied in this walk */
     size_t ncopies, copies_cap;
     const char *who, *what;     /* a zip: the operator, the argument */
@@ -1043,18 +1033,10 @@ static Value leaf_seed(VladState *S, Value y, Value bar, void *ud)
     uint32_t i = swept_index(c, y);
     if (i == VL_TAPE_NONE)
         return y;
-    if (c->collect) {
-        if (ybar.tag != VT_NUM) {
-            c->nonplain = 1;
-            return y;
-        }
-        c->seeds = vl_gc_grow(c->seeds, c->nseeds, &c->seeds_cap,
-                              sizeof(VlSeed));
-        c->seeds[c->nseeds++] = (VlSeed){i, ybar.as.num};
-    } else if (c->dsens == NULL)
+    if (c->sw == NULL)
         accumulate(S, &c->sens[i], ybar);
     else if (ybar.tag == VT_NUM)
-        c->dsens[i] += ybar.as.num;
+        *vl_sweep_sens(c->sw, i) += ybar.as.num;
     else
         c->nonplain = 1;
     return y;
@@ -1067,10 +1049,8 @@ static Value leaf_extract(VladState *S, Value y, Value bar, void *ud)
     uint32_t i = swept_index(c, y);
     if (i == VL_TAPE_NONE)
         return vl_num_marked(0, VL_ACTIVE);
-    if (c->ip != NULL)
-        return vl_num_marked(*vl_inplace_sens(c->ip, i), VL_ACTIVE);
-    if (c->dsens != NULL)
-        return vl_num_marked(c->dsens[i], VL_ACTIVE);
+    if (c->sw != NULL)
+        return vl_num_marked(*vl_sweep_sens(c->sw, i), VL_ACTIVE);
     return c->sens[i].tag == VT_UNDEF ? vl_num_marked(0, VL_ACTIVE)
                                       : marked(c->sens[i]);
 }
@@ -1100,88 +1080,39 @@ static void backprop(VladState *S, Value *sens, const TapeSlot *t, Value s)
         accumulate(S, &sens[e->parents[k]], mul_z(S, e->partials[k], s));
 }
 
-/* The bytes of the array of plain sensitivities (sweep_plain). */
-static size_t dsens_bytes(const TagCtx *c)
-{
-    return (c->count ? c->count : 1) * sizeof(double);
-}
-
 /* The reverse sweep when every node is compact and every cotangent leaf
-   plain: sensitivities are doubles.  Returns 0 (having done nothing that
-   matters) when a cotangent leaf is not plain. */
+   plain: sensitivities are doubles, in segments (vm/adsweep.c).  Returns
+   0 (having done nothing that matters) when a cotangent leaf is not
+   plain. */
 static int sweep_plain(VladState *S, TagCtx *c, Value y, Value ybar,
-                       TapeChunk *chunk, uint32_t n)
+                       const TapeChunk *chunk, uint32_t n)
 {
-    c->dsens = vl_gc_alloc_managed(dsens_bytes(c));
-    memset(c->dsens, 0, c->count * sizeof(double));
+    c->sw = vl_sweep_begin(chunk, n);
     ad_zip(S, y, ybar, leaf_seed, c, "*j", "cotangent");
     if (c->nonplain) {
-        vl_gc_free_managed(c->dsens, dsens_bytes(c));
-        c->dsens = NULL;
-        return 0;
-    }
-    double *sens = c->dsens;
-    for (; chunk != NULL; n = chunk->prev_n, chunk = chunk->prev) {
-        const TapeSlot *t = chunk->slots + n;
-        double *si = sens + chunk->base + n;
-        while (t > chunk->slots) {
-            double s = *--si;
-            --t;
-            uint32_t p[2];
-            double d[2];
-            if (s == 0)
-                continue;
-            int np = vl_tape_parents(t, p, d);
-            for (int k = 0; k < np; k++)
-                sens[p[k]] += vl_ad_mulz(d[k], s);
-        }
-    }
-    return 1;
-}
-
-/* The reverse sweep of a private tape (vm/adsweep.h), when every
-   cotangent leaf is plain; sets *primal, the primal of y, first.
-   Returns 0 (having changed nothing) otherwise. */
-static int sweep_in_place(VladState *S, TagCtx *c, Value y, Value ybar,
-                          TapeChunk *chunk, uint32_t n, Value *primal)
-{
-    c->collect = 1;
-    ad_zip(S, y, ybar, leaf_seed, c, "*j", "cotangent");
-    c->collect = 0;
-    if (c->nonplain) {
+        vl_sweep_end(c->sw);
+        c->sw = NULL;
         c->nonplain = 0;
         return 0;
     }
-    *primal = ad_map(S, y, leaf_primal, c);
-    c->ip = vl_inplace_begin(chunk, n);
-    for (size_t k = 0; k < c->nseeds; k++)
-        *vl_inplace_sens(c->ip, c->seeds[k].i) += c->seeds[k].v;
-    vl_inplace_sweep(c->ip);
+    vl_sweep_run(c->sw);
     return 1;
 }
 
 Value vl_ad_starj_result(VladState *S, int64_t tag, Value xnodes, Value y,
-                         Value ybar, TapeChunk *chunk, uint32_t n,
-                         int private_tape)
+                         Value ybar, TapeChunk *chunk, uint32_t n)
 {
     uint32_t count = chunk != NULL ? chunk->base + n : 0;
     TagCtx c = {.tag = tag, .count = count};
     Value primal;
-    if (chunk == NULL || !chunk->general) {
-        /* each of these fails only on a cotangent leaf that is not
-           plain, and then so would the other: the general sweep follows */
-        if (private_tape) {
-            if (sweep_in_place(S, &c, y, ybar, chunk, n, &primal)) {
-                Value xbar = ad_map(S, xnodes, leaf_extract, &c);
-                vl_inplace_end(c.ip);
-                return vl_value_list2(primal, xbar);
-            }
-        } else if (sweep_plain(S, &c, y, ybar, chunk, n)) {
-            Value xbar = ad_map(S, xnodes, leaf_extract, &c);
-            primal = ad_map(S, y, leaf_primal, &c);
-            vl_gc_free_managed(c.dsens, dsens_bytes(&c));
-            return vl_value_list2(primal, xbar);
-        }
+    /* fails only on a cotangent leaf that is not plain: the general sweep
+       follows */
+    if ((chunk == NULL || !chunk->general)
+        && sweep_plain(S, &c, y, ybar, chunk, n)) {
+        Value xbar = ad_map(S, xnodes, leaf_extract, &c);
+        primal = ad_map(S, y, leaf_primal, &c);
+        vl_sweep_end(c.sw);
+        return vl_value_list2(primal, xbar);
     }
     c.sens = vl_gc_alloc((count ? count : 1) * sizeof(Value));
     ad_zip(S, y, ybar, leaf_seed, &c, "*j", "cotangent");

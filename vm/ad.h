@@ -22,8 +22,8 @@
  *
  * Tapes are persistent (see TapeChunk): a checkpoint resumed twice
  * extends the same prefix twice without interference; the reverse sweep
- * keeps sensitivities in a side array indexed by creation index, never in
- * the nodes.
+ * keeps sensitivities by creation index outside the tape (vm/adsweep.c),
+ * never in the nodes.
  */
 #ifndef VL_AD_H
 #define VL_AD_H
@@ -230,15 +230,14 @@ VL_INTERNAL Value vl_ad_jstar_result(VladState *S, int64_t tag, Value y);
 
 /* *j: tapify the input (with active_only, only its plain reals marked
    active and its other reals: checkpoint-*j's base cases); run the
-   reverse sweep and build (list y x`).  A private tape
-   (vl_ad_tape_private) may be swept in place: its primals are then gone,
-   so it must be released, or dropped, afterwards. */
+   reverse sweep and build (list y x`).  The sweep leaves the tape as it
+   is. */
 VL_INTERNAL Value vl_ad_tapify(VladState *S, int64_t tag, Value x,
                                int active_only);
 /* x with every plain real marked active (checkpoint-*j's input). */
 VL_INTERNAL Value vl_ad_activate(VladState *S, Value x);
 VL_INTERNAL Value vl_ad_starj_result(VladState *S, int64_t tag, Value xnodes,
                                      Value y, Value ybar, TapeChunk *chunk,
-                                     uint32_t n, int private_tape);
+                                     uint32_t n);
 
 #endif

@@ -1,11 +1,16 @@
 /*
- * vm/adsweep.c -- the reverse sweep of a private tape, in place (see
- * vm/adsweep.h for when it applies)
+ * vm/adsweep.c -- the reverse sweep of an all-compact tape with plain
+ * sensitivities (see vm/adsweep.h for when it applies)
  *
  * A node is named on the tape by its index; its slot is found through a
- * directory of the tape's chunks in index order.  Parents are nearly
- * always in the chunk being swept, so the directory is searched only for
- * the others (a binary search, after a one-entry cache).
+ * directory of the tape's chunks in index order.  Each chunk's
+ * sensitivities are a segment of doubles, given to the chunk when the
+ * sweep first adds to one of them and taken back (to be given to an
+ * earlier chunk) once the chunk is swept, unless a leaf in it got a
+ * sensitivity that the caller reads afterwards.  Parents are nearly always
+ * in the chunk being swept or the one before, so few segments are in use
+ * at a time: the sweep needs no array of one double per node, which on a
+ * big tape is fresh memory, and leaves the tape as it is.
  */
 #include "config.h"
 #include "vm/adsweep.h"
@@ -13,99 +18,109 @@
 #include "vm/adfast.h"
 
 typedef struct Entry {
-    TapeSlot *slots;
+    const TapeSlot *slots;
     uint32_t base;          /* tape index of slots[0] */
     uint32_t n;             /* nodes of the tape in this chunk */
-    int zeroed;             /* primal fields hold sensitivities */
+    double *sens;           /* n sensitivities, NULL while all are 0 */
+    int keep;               /* a leaf's sensitivity is in sens */
 } Entry;
 
-struct VlInPlace {
+struct VlSweep {
     Entry *dir;             /* by increasing base */
     uint32_t nchunks;
     uint32_t hit;           /* the entry found last */
+    uint32_t seg_len;       /* doubles per segment: the largest n */
+    double **free_segs;     /* segments taken back, for reuse */
+    uint32_t nfree;
 };
 
-VlInPlace *vl_inplace_begin(TapeChunk *chunk, uint32_t n)
+VlSweep *vl_sweep_begin(const TapeChunk *chunk, uint32_t n)
 {
-    VlInPlace *ip = vl_gc_alloc(sizeof *ip);
+    VlSweep *sw = vl_gc_alloc(sizeof *sw);
     uint32_t k = 0;
     for (const TapeChunk *c = chunk; c != NULL; c = c->prev)
         k++;
-    ip->nchunks = k;
-    ip->dir = vl_gc_alloc((k ? k : 1) * sizeof(Entry));
-    for (TapeChunk *c = chunk; c != NULL; n = c->prev_n, c = c->prev) {
-        Entry *e = &ip->dir[--k];
+    sw->nchunks = k;
+    sw->dir = vl_gc_alloc((k ? k : 1) * sizeof(Entry));
+    sw->free_segs = vl_gc_alloc((k ? k : 1) * sizeof(double *));
+    sw->seg_len = 1;
+    for (const TapeChunk *c = chunk; c != NULL; n = c->prev_n, c = c->prev) {
+        Entry *e = &sw->dir[--k];
         e->slots = c->slots;
         e->base = c->base;
         e->n = n;
-        e->zeroed = 0;
+        e->sens = NULL;
+        e->keep = 0;
+        if (n > sw->seg_len)
+            sw->seg_len = n;
     }
-    return ip;
+    return sw;
 }
 
-static Entry *zeroed(Entry *e)
+/* The segment of entry e, zeroed when it is new to e. */
+static double *segment(VlSweep *sw, Entry *e)
 {
-    if (!e->zeroed) {
-        TapeSlot *t = e->slots, *end = t + e->n;
-        for (; end - t >= 4; t += 4) {      /* four per turn: 2x fewer
-                                               instructions (callgrind) */
-            t[0].primal = 0.0;
-            t[1].primal = 0.0;
-            t[2].primal = 0.0;
-            t[3].primal = 0.0;
-        }
-        for (; t < end; t++)
-            t->primal = 0.0;
-        e->zeroed = 1;
+    if (e->sens == NULL) {
+        double *s = sw->nfree > 0
+                        ? sw->free_segs[--sw->nfree]
+                        : vl_gc_alloc_atomic(sw->seg_len * sizeof(double));
+        memset(s, 0, e->n * sizeof(double));
+        e->sens = s;
     }
-    return e;
+    return e->sens;
 }
 
-double *vl_inplace_sens(VlInPlace *ip, uint32_t i)
+double *vl_sweep_sens(VlSweep *sw, uint32_t i)
 {
-    Entry *e = &ip->dir[ip->hit];
+    Entry *e = &sw->dir[sw->hit];
     if (i < e->base || i >= e->base + e->n) {
-        uint32_t lo = 0, hi = ip->nchunks;     /* dir[lo].base <= i */
+        uint32_t lo = 0, hi = sw->nchunks;     /* dir[lo].base <= i */
         while (hi - lo > 1) {
             uint32_t mid = lo + (hi - lo) / 2;
-            if (ip->dir[mid].base <= i)
+            if (sw->dir[mid].base <= i)
                 lo = mid;
             else
                 hi = mid;
         }
-        ip->hit = lo;
-        e = &ip->dir[lo];
+        sw->hit = lo;
+        e = &sw->dir[lo];
     }
-    return &zeroed(e)->slots[i - e->base].primal;
+    return &segment(sw, e)[i - e->base];
 }
 
-/* The sensitivity of parent p of a node of the chunk at s0 (base). */
-static inline double *parent_sens(VlInPlace *ip, TapeSlot *s0, uint32_t base,
+/* The sensitivity of parent p of a node of the chunk whose segment is s0
+   (base). */
+static inline double *parent_sens(VlSweep *sw, double *s0, uint32_t base,
                                   uint32_t p)
 {
     if (VL_LIKELY(p >= base))
-        return &s0[p - base].primal;
-    return vl_inplace_sens(ip, p);
+        return &s0[p - base];
+    return vl_sweep_sens(sw, p);
 }
 
-void vl_inplace_sweep(VlInPlace *ip)
+void vl_sweep_run(VlSweep *sw)
 {
-    for (uint32_t k = ip->nchunks; k-- > 0;) {
-        Entry *e = zeroed(&ip->dir[k]);
-        TapeSlot *s0 = e->slots, *t = s0 + e->n;
+    for (uint32_t k = sw->nchunks; k-- > 0;) {
+        Entry *e = &sw->dir[k];
+        if (e->sens == NULL)    /* nothing to propagate from this chunk */
+            continue;
+        double *s0 = e->sens;
+        const TapeSlot *t0 = e->slots;
         uint32_t base = e->base;
-        while (t > s0) {
-            --t;
-            double s = t->primal;
+        for (uint32_t j = e->n; j-- > 0;) {
+            double s = s0[j];
             /* a second slot (VL_TAPE_CONT) is never a parent: its
                sensitivity stays 0 */
             if (s == 0)
                 continue;
+            const TapeSlot *t = &t0[j];
             uint32_t p0 = t->parent, q = t->parent1;
-            if (p0 == VL_TAPE_NONE)             /* a leaf */
+            if (p0 == VL_TAPE_NONE) {           /* a leaf */
+                e->keep = 1;
                 continue;
+            }
             double d0 = vl_ad_mulz(t->u.partial, s);
-            *parent_sens(ip, s0, base, p0) += d0;
+            *parent_sens(sw, s0, base, p0) += d0;
             if (q == VL_TAPE_NONE)
                 continue;
             /* the second parent's (vl_tape_parents): the same product
@@ -116,13 +131,23 @@ void vl_inplace_sweep(VlInPlace *ip)
                             : vl_ad_mulz(kind == VL_TAPE_NEG ? -t->u.partial
                                                              : t[1].u.partial,
                                          s);
-            *parent_sens(ip, s0, base, q & VL_TAPE_INDEX_MASK) += d1;
+            *parent_sens(sw, s0, base, q & VL_TAPE_INDEX_MASK) += d1;
+        }
+        if (!e->keep) {         /* its sensitivities are read no more */
+            sw->free_segs[sw->nfree++] = e->sens;
+            e->sens = NULL;
         }
     }
 }
 
-void vl_inplace_end(VlInPlace *ip)
+void vl_sweep_end(VlSweep *sw)
 {
-    vl_gc_free(ip->dir);
-    vl_gc_free(ip);
+    for (uint32_t k = 0; k < sw->nchunks; k++)
+        if (sw->dir[k].sens != NULL)
+            vl_gc_free(sw->dir[k].sens);
+    for (uint32_t k = 0; k < sw->nfree; k++)
+        vl_gc_free(sw->free_segs[k]);
+    vl_gc_free(sw->free_segs);
+    vl_gc_free(sw->dir);
+    vl_gc_free(sw);
 }

@@ -652,8 +652,7 @@ next:
             fuel = S->fuel_anchor - now;
         }
         R(i->a) = vl_ad_starj_result(S, R(i->b + 1).as.i, R(i->b + 2),
-                                     R(i->a), R(i->b), top.chunk, top.n,
-                                     vl_ad_tape_private(S, &top));
+                                     R(i->a), R(i->b), top.chunk, top.n);
         vl_ad_release_tape(S, &top);
         VM_NEXT();
     }
