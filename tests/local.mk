@@ -65,6 +65,7 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/ad/steps.vlad \
 	%reldir%/ad/strong-zero.vlad \
 	%reldir%/ad/sweep-plain.vlad \
+	%reldir%/ad/sweep-shared-short-chunks.vlad \
 	%reldir%/ad/structures.vlad \
 	%reldir%/checkpoint/context-eval.vlad \
 	%reldir%/checkpoint/context-limit.vlad \

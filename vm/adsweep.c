@@ -6,11 +6,13 @@
  * directory of the tape's chunks in index order.  Each chunk's
  * sensitivities are a segment of doubles, given to the chunk when the
  * sweep first adds to one of them and taken back (to be given to an
- * earlier chunk) once the chunk is swept, unless a leaf in it got a
- * sensitivity that the caller reads afterwards.  Parents are nearly always
- * in the chunk being swept or the one before, so few segments are in use
- * at a time: the sweep needs no array of one double per node, which on a
- * big tape is fresh memory, and leaves the tape as it is.
+ * earlier chunk of its size class) once the chunk is swept, unless a leaf
+ * in it got a sensitivity that the caller reads afterwards.  Parents are
+ * nearly always in the chunk being swept or the one before, so few
+ * segments are in use at a time: the sweep needs no array of one double
+ * per node, which on a big tape is fresh memory, and leaves the tape as
+ * it is.  At worst (late nodes with parents in every chunk) the segments
+ * add up to such an array.
  */
 #include "config.h"
 #include "vm/adsweep.h"
@@ -21,18 +23,34 @@ typedef struct Entry {
     const TapeSlot *slots;
     uint32_t base;          /* tape index of slots[0] */
     uint32_t n;             /* nodes of the tape in this chunk */
-    double *sens;           /* n sensitivities, NULL while all are 0 */
+    double *sens;           /* its sensitivities, NULL while all are 0 */
+    double *spare;          /* a segment given back after its sweep */
+    uint32_t next_spare;    /* the next entry with a spare of its class */
+    unsigned cls;           /* its segments hold 2^cls + 1 doubles */
     int keep;               /* a leaf's sensitivity is in sens */
 } Entry;
+
+#define NO_ENTRY UINT32_MAX
+#define CLASSES 33
 
 struct VlSweep {
     Entry *dir;             /* by increasing base */
     uint32_t nchunks;
     uint32_t hit;           /* the entry found last */
-    uint32_t seg_len;       /* doubles per segment: the largest n */
-    double **free_segs;     /* segments taken back, for reuse */
-    uint32_t nfree;
+    uint32_t spares[CLASSES];   /* by class: an entry holding a spare */
 };
+
+/* The class of a chunk of n slots: segments of 2^cls + 1 doubles, the
+   least that holds n (chunks have 2^k + 1 slots, vm/ad.h), so that a
+   segment fits every chunk of its class and a short chunk takes a short
+   one. */
+static unsigned class_of(uint32_t n)
+{
+    unsigned k = 0;
+    while (((uint64_t)1 << k) + 1 < n)
+        k++;
+    return k;
+}
 
 VlSweep *vl_sweep_begin(const TapeChunk *chunk, uint32_t n)
 {
@@ -42,28 +60,36 @@ VlSweep *vl_sweep_begin(const TapeChunk *chunk, uint32_t n)
         k++;
     sw->nchunks = k;
     sw->dir = vl_gc_alloc((k ? k : 1) * sizeof(Entry));
-    sw->free_segs = vl_gc_alloc((k ? k : 1) * sizeof(double *));
-    sw->seg_len = 1;
+    for (unsigned c = 0; c < CLASSES; c++)
+        sw->spares[c] = NO_ENTRY;
     for (const TapeChunk *c = chunk; c != NULL; n = c->prev_n, c = c->prev) {
         Entry *e = &sw->dir[--k];
         e->slots = c->slots;
         e->base = c->base;
         e->n = n;
-        e->sens = NULL;
+        e->sens = e->spare = NULL;
+        e->next_spare = NO_ENTRY;
+        e->cls = class_of(n);
         e->keep = 0;
-        if (n > sw->seg_len)
-            sw->seg_len = n;
     }
     return sw;
 }
 
-/* The segment of entry e, zeroed when it is new to e. */
+/* The segment of entry e, zeroed when it is new to e: a spare of its
+   class if there is one. */
 static double *segment(VlSweep *sw, Entry *e)
 {
     if (e->sens == NULL) {
-        double *s = sw->nfree > 0
-                        ? sw->free_segs[--sw->nfree]
-                        : vl_gc_alloc_atomic(sw->seg_len * sizeof(double));
+        uint32_t j = sw->spares[e->cls];
+        double *s;
+        if (j != NO_ENTRY) {
+            Entry *from = &sw->dir[j];
+            s = from->spare;
+            from->spare = NULL;
+            sw->spares[e->cls] = from->next_spare;
+        } else
+            s = vl_gc_alloc_atomic((((size_t)1 << e->cls) + 1)
+                                   * sizeof(double));
         memset(s, 0, e->n * sizeof(double));
         e->sens = s;
     }
@@ -134,20 +160,22 @@ void vl_sweep_run(VlSweep *sw)
             *parent_sens(sw, s0, base, q & VL_TAPE_INDEX_MASK) += d1;
         }
         if (!e->keep) {         /* its sensitivities are read no more */
-            sw->free_segs[sw->nfree++] = e->sens;
+            e->spare = e->sens;
             e->sens = NULL;
+            e->next_spare = sw->spares[e->cls];
+            sw->spares[e->cls] = k;
         }
     }
 }
 
 void vl_sweep_end(VlSweep *sw)
 {
-    for (uint32_t k = 0; k < sw->nchunks; k++)
+    for (uint32_t k = 0; k < sw->nchunks; k++) {
         if (sw->dir[k].sens != NULL)
             vl_gc_free(sw->dir[k].sens);
-    for (uint32_t k = 0; k < sw->nfree; k++)
-        vl_gc_free(sw->free_segs[k]);
-    vl_gc_free(sw->free_segs);
+        if (sw->dir[k].spare != NULL)
+            vl_gc_free(sw->dir[k].spare);
+    }
     vl_gc_free(sw->dir);
     vl_gc_free(sw);
 }
