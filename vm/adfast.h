@@ -216,9 +216,7 @@ static inline int vl_ad_append(VladState *S, AdFrame *f, double y,
         vl_tape_put_cont(&t[1], d1);
     }
     S->tape_nodes++;
-    out->tag = VT_TAPE;
-    out->aux = n | mark;
-    out->as.obj = c;
+    vl_store_obj(out, VT_TAPE, n | mark, c);
     c->used = f->n = n + slots;
     return 1;
 }
@@ -236,9 +234,7 @@ static inline int vl_ad_put_dual(VladState *S, int64_t tag, double x,
     S->dual_left--;
     p->primal = x;
     p->tangent = dx;
-    out->tag = VT_DUAL;
-    out->aux = (uint32_t)tag | mark;
-    out->as.obj = p;
+    vl_store_obj(out, VT_DUAL, (uint32_t)tag | mark, p);
     return 1;
 }
 

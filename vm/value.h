@@ -48,6 +48,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include "vm/features.h"
 #include "vm/gc.h"
 
@@ -141,6 +142,26 @@ static inline Value vl_bool(bool b)
     v.as.i = 0;
     v.as.boolean = b;
     return v;
+}
+
+/* *out = a value of the given tag, aux and pointer payload, its tag and
+   aux written by one 8-byte store: a load of them that follows (the next
+   instruction's operand) is then forwarded from the store, where two
+   4-byte stores make it wait for both to be written (perf: 10% of j*'s
+   samples on that load). */
+static inline void vl_store_obj(Value *out, uint32_t tag, uint32_t aux,
+                                void *p)
+{
+    union {
+        struct {
+            uint32_t tag, aux;
+        } s;
+        uint64_t w;
+    } head;
+    head.s.tag = tag;
+    head.s.aux = aux;
+    memcpy(out, &head.w, sizeof head.w);
+    out->as.obj = p;
 }
 
 static inline Value vl_obj(ValueTag tag, const void *p)
