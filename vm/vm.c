@@ -221,18 +221,6 @@ Value vl_vm_apply(VladState *S, Value fn, Value arg)
 /* A comparison of two reals that are plain, plain duals or tape nodes
    (comparisons act on primals): 1 or 0, or -1 when the general path is
    needed.  Out of line: inlined, it costs the dispatch loop registers. */
-/* The usual operands of a comparison that is not of two plain reals, in
-   *j: tape nodes and plain reals, whose primals are read inline. */
-static inline int tape_or_num(Value v)
-{
-    return v.tag == VT_TAPE || v.tag == VT_NUM;
-}
-
-static inline double tape_or_num_primal(Value v)
-{
-    return v.tag == VT_TAPE ? vl_tape_primal(v) : v.as.num;
-}
-
 static VL_NOINLINE int compare_primals(int id, Value a, Value b)
 {
     double x, y;
@@ -698,10 +686,11 @@ jcompare_slow:
     if (SHADOWED(inline_id))
         goto inline_call2;
     {
-        int r = tape_or_num(va) && tape_or_num(vb)
-                    ? vl_prims_compare2(inline_id, tape_or_num_primal(va),
-                                        tape_or_num_primal(vb))
-                    : compare_primals(inline_id, va, vb);
+        double x, y;    /* inline here (fewer instructions than the
+                           call on newton's *j, callgrind) */
+        int r = vl_ad_plain_primal(va, &x) && vl_ad_plain_primal(vb, &y)
+                    ? vl_prims_compare2(inline_id, x, y)
+                    : -1;
         if (VL_LIKELY(r >= 0)) {
             if (!r)
                 ip += OFF(i);
