@@ -67,6 +67,8 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/ad/sweep-plain.vlad \
 	%reldir%/ad/sweep-shared-short-chunks.vlad \
 	%reldir%/ad/structures.vlad \
+	%reldir%/ad/temporaries.vlad \
+	%reldir%/ad/temporaries-shadowed.vlad \
 	%reldir%/checkpoint/context-eval.vlad \
 	%reldir%/checkpoint/context-limit.vlad \
 	%reldir%/checkpoint/context-script.vlad \

@@ -176,6 +176,14 @@ static PlainDual *new_plain_dual(VladState *S)
     return S->dual_next++;
 }
 
+Value vl_ad_untemp_copy(VladState *S, Value v)
+{
+    PlainDual *p = new_plain_dual(S);
+    *p = *(const PlainDual *)v.as.obj;
+    v.as.obj = p;               /* the same tag and mark */
+    return v;
+}
+
 static Value make_dual(VladState *S, int64_t tag, Value primal,
                        Value tangent)
 {

@@ -221,17 +221,54 @@ static inline int vl_ad_append(VladState *S, AdFrame *f, double y,
     return 1;
 }
 
-/* A plain dual from the current block of the bump allocator, carrying
-   'mark' (0 or VL_ACTIVE); 0 when the block is used up (the general path
-   allocates the next). */
+/* Temporary duals.  Forward mode makes a dual per operation, and in an
+   expression such as (sqrt (* y y)) the product is read once, by the
+   next operation, and is then dead.  The compiler flags such operations
+   (VL_X_TEMP, vm/compile.c's mark_temps: the reader is an inline
+   operation, and between the two only inline operations and loads run,
+   straight-line, making fewer than VL_TEMP_DUALS - 1 other temporaries),
+   and their plain duals go to a ring of VL_TEMP_DUALS slots in the state
+   instead of the heap: half of the allocation of listing1's j*, and of
+   the collections it brings.  A temporary must not outlive its reader:
+   every path that could keep an operand (the general path of vm/ad.c,
+   a call to a user's binding of an inline primitive) first copies
+   temporaries to the heap (vl_ad_untemp; the VM, before calling a user's
+   binding, copies those of the whole frame, as the call is a step at
+   which a checkpoint may capture it).  The fast paths below only read
+   their operands. */
+static inline int vl_ad_is_temp(const VladState *S, Value v)
+{
+    return v.tag == VT_DUAL
+           && (uintptr_t)v.as.obj - (uintptr_t)S->temp_duals
+                  < sizeof S->temp_duals;
+}
+
+/* v, or a heap copy of v if it is a temporary dual. */
+VL_INTERNAL Value vl_ad_untemp_copy(VladState *S, Value v);
+static inline Value vl_ad_untemp(VladState *S, Value v)
+{
+    return VL_UNLIKELY(vl_ad_is_temp(S, v)) ? vl_ad_untemp_copy(S, v) : v;
+}
+
+/* A plain dual carrying 'mark' (0 or VL_ACTIVE): the next slot of the
+   ring of temporaries when 'temp' (VL_X_TEMP), else from the current
+   block of the bump allocator; 0 when the block is used up (the general
+   path allocates the next). */
 static inline int vl_ad_put_dual(VladState *S, int64_t tag, double x,
-                                 double dx, uint32_t mark, Value *out)
+                                 double dx, uint32_t mark, int temp,
+                                 Value *out)
 {
     /* tag is a plain dual operand's, so it fits in aux (vm/ad.h) */
-    if (VL_UNLIKELY(S->dual_left == 0))
-        return 0;
-    PlainDual *p = S->dual_next++;
-    S->dual_left--;
+    PlainDual *p;
+    if (temp) {
+        p = (PlainDual *)S->temp_duals
+            + (S->temp_next++ & (VL_TEMP_DUALS - 1));
+    } else {
+        if (VL_UNLIKELY(S->dual_left == 0))
+            return 0;
+        p = S->dual_next++;
+        S->dual_left--;
+    }
     p->primal = x;
     p->tangent = dx;
     vl_store_obj(out, VT_DUAL, (uint32_t)tag | mark, p);
@@ -246,15 +283,17 @@ static inline uint32_t vl_ad_mark2(Value a, Value b)
 }
 
 /* A binary op (IN_ADD .. IN_DIV) at least one of whose operands is not a
-   plain real: done here when the fast path applies, else 0. */
+   plain real: done here when the fast path applies, else 0.  'temp':
+   the result is a temporary (VL_X_TEMP). */
 static inline int vl_ad_binary_inline(VladState *S, int op, Value a,
-                                      Value b, Value *out)
+                                      Value b, int temp, Value *out)
 {
     if (a.tag == VT_DUAL || b.tag == VT_DUAL) {
         int64_t tag;
         double r, t;
         return vl_ad_dual_binary(op, a, b, &tag, &r, &t)
-               && vl_ad_put_dual(S, tag, r, t, vl_ad_mark2(a, b), out);
+               && vl_ad_put_dual(S, tag, r, t, vl_ad_mark2(a, b), temp,
+                                 out);
     }
     VlAdNode n;
     if (S->nad == 0
@@ -265,9 +304,10 @@ static inline int vl_ad_binary_inline(VladState *S, int op, Value a,
 }
 
 /* A unary op (IN_SQRT .. IN_FLOOR) on a plain dual or a compact node of
-   the innermost *j's tape: done here when the fast path applies, else 0. */
+   the innermost *j's tape: done here when the fast path applies, else 0.
+   'temp': as for vl_ad_binary_inline. */
 static inline int vl_ad_unary_inline(VladState *S, int op, Value a,
-                                     Value *out)
+                                     int temp, Value *out)
 {
     double y, d;
     if (a.tag == VT_DUAL) {
@@ -277,7 +317,7 @@ static inline int vl_ad_unary_inline(VladState *S, int op, Value a,
         vl_ad_partial1(op, p->primal, &y, &d);
         return vl_ad_put_dual(S, a.aux & VL_AUX_BITS, y,
                               0.0 + vl_ad_mulz(d, p->tangent),
-                              a.aux & VL_ACTIVE, out);
+                              a.aux & VL_ACTIVE, temp, out);
     }
     if (a.tag != VT_TAPE || S->nad == 0)
         return 0;

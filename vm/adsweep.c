@@ -133,8 +133,16 @@ void vl_sweep_run(VlSweep *sw)
         double *s0 = e->sens;
         const TapeSlot *t0 = e->slots;
         uint32_t base = e->base;
+        /* What node j adds to node j - 1 (its parent in a chain, the
+           usual case) is carried to the next turn in registers, c0 then
+           c1, rather than through s0[j - 1]: the same additions in the
+           same order, without a store and a load on the chain of
+           dependent operations. */
+        double c0 = 0, c1 = 0;
         for (uint32_t j = e->n; j-- > 0;) {
-            double s = s0[j];
+            double s = s0[j] + c0 + c1;
+            s0[j] = s;                          /* a leaf's is read */
+            c0 = c1 = 0;
             /* a second slot (VL_TAPE_CONT) is never a parent: its
                sensitivity stays 0 */
             if (s == 0)
@@ -145,19 +153,26 @@ void vl_sweep_run(VlSweep *sw)
                 e->keep = 1;
                 continue;
             }
+            uint32_t prev = base + j - 1;       /* j > 0: node j - 1 */
             double d0 = vl_ad_mulz(t->u.partial, s);
-            *parent_sens(sw, s0, base, p0) += d0;
+            if (p0 == prev && j > 0)
+                c0 = d0;
+            else
+                *parent_sens(sw, s0, base, p0) += d0;
             if (q == VL_TAPE_NONE)
                 continue;
             /* the second parent's (vl_tape_parents): the same product
                when its partial is the same */
-            uint32_t kind = q >> VL_TAPE_INDEX_BITS;
+            uint32_t kind = q >> VL_TAPE_INDEX_BITS, p1 = q & VL_TAPE_INDEX_MASK;
             double d1 = kind == VL_TAPE_SAME
                             ? d0
                             : vl_ad_mulz(kind == VL_TAPE_NEG ? -t->u.partial
                                                              : t[1].u.partial,
                                          s);
-            *parent_sens(sw, s0, base, q & VL_TAPE_INDEX_MASK) += d1;
+            if (p1 == prev && j > 0)
+                c1 = d1;
+            else
+                *parent_sens(sw, s0, base, p1) += d1;
         }
         if (!e->keep) {         /* its sensitivities are read no more */
             e->spare = e->sens;

@@ -326,6 +326,85 @@ static int to_reg(FuncState *fs, Ast *e)
     return t;
 }
 
+/* ===== Temporary duals =====
+   An inline arithmetic operation whose result only the operation that
+   reads it as an operand sees, with nothing between them but loads and
+   other inline operations (straight-line, no call), is flagged
+   VL_X_TEMP: in forward mode its plain dual goes to the state's ring of
+   VL_TEMP_DUALS temporaries instead of the heap (vm/adfast.h).  The ring
+   is safe when fewer than VL_TEMP_DUALS - 1 other temporaries are made
+   between the writer and its reader.  An inline operation between them
+   may still call a user's binding of its primitive: the VM then copies
+   the frame's temporaries to the heap first. */
+
+/* Whether instruction i (writing register r) may make a temporary: an
+   arithmetic operation or a unary math primitive. */
+static int temp_writer(const Instr *i)
+{
+    if (i->op >= OP_ADD && i->op <= OP_DIVKR)
+        return 1;
+    int id = i->x & VL_X_ID;
+    return i->op == OP_PRIM1 && id >= IN_SQRT && id <= IN_FLOOR;
+}
+
+/* Whether instruction i may run while a temporary waits for its reader. */
+static int temp_safe(const Instr *i)
+{
+    switch (i->op) {
+    case OP_MOVE: case OP_LOADK: case OP_GETGLOBAL: case OP_GETFREE:
+    case OP_SELF: case OP_CMP: case OP_CMPK: case OP_PRIM1: case OP_PRIM2:
+        return 1;
+    default:
+        return i->op >= OP_ADD && i->op <= OP_DIVKR;
+    }
+}
+
+/* Operand e of an inline operation, in a register; *writer is the index
+   of the instruction that wrote it when that may make a temporary, else
+   -1 (a variable's own register, a call, a branch's join...). */
+static int operand(FuncState *fs, Ast *e, int *writer)
+{
+    uint32_t n = fs->ncode;
+    int r = to_reg(fs, e);
+    *writer = -1;
+    if (fs->ncode > n) {                /* r is a fresh register */
+        const Instr *last = &fs->code[fs->ncode - 1];
+        if (last->a == r && temp_writer(last))
+            *writer = (int)fs->ncode - 1;
+    }
+    return r;
+}
+
+/* Flag the writers of an inline operation's operands, about to be
+   emitted, whose results may be temporaries; writer[k] < 0: none. */
+static void mark_temps(FuncState *fs, const int *writer, int n)
+{
+    for (int k = 0; k < n; k++) {
+        if (writer[k] < 0)
+            continue;
+        int temps = 0, safe = 1;
+        for (uint32_t j = (uint32_t)writer[k] + 1; j < fs->ncode && safe;
+             j++) {
+            const Instr *i = &fs->code[j];
+            safe = temp_safe(i);
+            temps += temp_writer(i) && (i->x & VL_X_TEMP);
+        }
+        if (safe && temps < VL_TEMP_DUALS - 1)
+            fs->code[writer[k]].x |= VL_X_TEMP;
+    }
+}
+
+/* The operands a and b (b NULL: a only) of an inline operation about to
+   be emitted, in registers *ra and *rb, their writers flagged. */
+static void operands(FuncState *fs, Ast *a, Ast *b, int *ra, int *rb)
+{
+    int w[2];
+    *ra = operand(fs, a, &w[0]);
+    if (b != NULL)
+        *rb = operand(fs, b, &w[1]);
+    mark_temps(fs, w, b != NULL ? 2 : 1);
+}
+
 static int is_num_const(Ast *e)
 {
     return e->kind == A_CONST && e->u.constant->kind == D_NUM;
@@ -366,19 +445,19 @@ static void arith(FuncState *fs, int id, Ast *a, Ast *b, int dest)
     static const int rr[] = {OP_ADD, OP_SUB, OP_MUL, OP_DIV};
     static const int rk[] = {OP_ADDK, OP_SUBK, OP_MULK, OP_DIVK};
     int commut = id == IN_ADD || id == IN_MUL;
+    int ra, rb;
     if (is_num_const(b)) {
-        int ra = to_reg(fs, a);
+        operands(fs, a, NULL, &ra, NULL);
         emit(fs, rk[id], xflag(fs), dest, ra, num_const(fs, b));
     } else if (is_num_const(a) && commut) {
-        int rb = to_reg(fs, b);
+        operands(fs, b, NULL, &rb, NULL);
         emit(fs, rk[id], xflag(fs), dest, rb, num_const(fs, a));
     } else if (is_num_const(a)) {
-        int rb = to_reg(fs, b);
+        operands(fs, b, NULL, &rb, NULL);
         emit(fs, id == IN_SUB ? OP_SUBKR : OP_DIVKR, xflag(fs), dest,
              num_const(fs, a), rb);
     } else {
-        int ra = to_reg(fs, a);
-        int rb = to_reg(fs, b);
+        operands(fs, a, b, &ra, &rb);
         emit(fs, rr[id], xflag(fs), dest, ra, rb);
     }
     fs->freereg = save;
@@ -406,12 +485,12 @@ static void compare_value(FuncState *fs, int id, Ast *a, Ast *b, int dest)
         id = swap_cmp(id);
     }
     int x = (id - IN_EQ) | xflag(fs);
+    int ra, rb;
     if (is_num_const(b)) {
-        int ra = to_reg(fs, a);
+        operands(fs, a, NULL, &ra, NULL);
         emit(fs, OP_CMPK, x, dest, ra, num_const(fs, b));
     } else {
-        int ra = to_reg(fs, a);
-        int rb = to_reg(fs, b);
+        operands(fs, a, b, &ra, &rb);
         emit(fs, OP_CMP, x, dest, ra, rb);
     }
     fs->freereg = save;
@@ -434,16 +513,15 @@ static int test_jump(FuncState *fs, Ast *test)
             static const int jr[] = {OP_JEQ, OP_JLT, OP_JGT, OP_JLE, OP_JGE};
             static const int jk[] = {OP_JEQK, OP_JLTK, OP_JGTK, OP_JLEK,
                                      OP_JGEK};
-            int at;
+            int at, ra, rb;
             SrcPos keep = fs->pos;
             fs->pos = test->pos;
             if (is_num_const(b)) {
-                int ra = to_reg(fs, a);
+                operands(fs, a, NULL, &ra, NULL);
                 at = emit(fs, jk[id - IN_EQ], xflag(fs), ra,
                           num_const(fs, b), 0);
             } else {
-                int ra = to_reg(fs, a);
-                int rb = to_reg(fs, b);
+                operands(fs, a, b, &ra, &rb);
                 at = emit(fs, jr[id - IN_EQ], xflag(fs), ra, rb, 0);
             }
             fs->pos = keep;
@@ -452,7 +530,8 @@ static int test_jump(FuncState *fs, Ast *test)
         }
         if (id >= IN_ZEROP && id <= IN_PAIRP) {
             SrcPos keep = fs->pos;
-            int ra = to_reg(fs, test->u.app.args[0]);
+            int ra;
+            operands(fs, test->u.app.args[0], NULL, &ra, NULL);
             fs->pos = test->pos;
             int at = emit(fs, OP_JPRIM1, id | xflag(fs), ra, 0, 0);
             fs->pos = keep;
@@ -507,14 +586,15 @@ static void application(FuncState *fs, Ast *e, int dest, int tail)
         compare_value(fs, id, args[0], args[1], dest);
     else if (vl_prims_inline_arity(id) == 1) {
         int save = fs->freereg;
-        int r = to_reg(fs, args[0]);
+        int r;
+        operands(fs, args[0], NULL, &r, NULL);
         fs->pos = e->pos;
         emit(fs, OP_PRIM1, id | xflag(fs), dest, r, 0);
         fs->freereg = save;
     } else {
         int save = fs->freereg;
-        int ra = to_reg(fs, args[0]);
-        int rb = to_reg(fs, args[1]);
+        int ra, rb;
+        operands(fs, args[0], args[1], &ra, &rb);
         fs->pos = e->pos;
         emit(fs, OP_PRIM2, id | xflag(fs), dest, ra, rb);
         fs->freereg = save;

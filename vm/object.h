@@ -45,6 +45,15 @@ typedef struct Instr {
 /* Flag in Instr.x of inline operations compiled in prelude code: they never
    defer to a user rebinding of the primitive's name. */
 #define VL_X_PRELUDE 0x80
+/* Flag in Instr.x of an arithmetic operation (ADD .. DIVKR, PRIM1 of a
+   unary math primitive) whose result only the next inline operation
+   reads, with no call in between: a plain dual it makes goes into the
+   state's ring of temporary duals, not the heap (vm/adfast.h,
+   vm/compile.c's mark_temps). */
+#define VL_X_TEMP 0x40
+/* The inline id in Instr.x of PRIM1, PRIM2, JPRIM1 (and the comparison
+   of CMP, CMPK). */
+#define VL_X_ID 0x3f
 
 /* Source line and column of one instruction. */
 typedef struct Loc {

@@ -96,6 +96,12 @@ struct VladState {
     int64_t next_tag;               /* tags given to j* / *j so far */
     struct PlainDual *dual_next;    /* bump allocation of plain duals */
     size_t dual_left;
+    /* the ring of temporary plain duals: results that only the next
+       inline operation reads (VL_X_TEMP, vm/adfast.h), as primal and
+       tangent pairs */
+#define VL_TEMP_DUALS 64                /* a power of two */
+    double temp_duals[2 * VL_TEMP_DUALS];
+    uint32_t temp_next;
     uint64_t tape_nodes;            /* tape nodes recorded so far */
     uint64_t peak_tape_nodes;       /* the longest tape so far */
     struct Cpj *cpj;                /* checkpoint-*j (vm/cpj.h) */

@@ -399,13 +399,13 @@ next:
     VM_CASE(CMP) {
         va = R(i->b);
         vb = R(i->c);
-        inline_id = IN_EQ + (i->x & 0x7f);
+        inline_id = IN_EQ + (i->x & VL_X_ID);
         goto compare_value;
     }
     VM_CASE(CMPK) {
         va = R(i->b);
         vb = K[i->c];
-        inline_id = IN_EQ + (i->x & 0x7f);
+        inline_id = IN_EQ + (i->x & VL_X_ID);
         goto compare_value;
     }
 
@@ -435,7 +435,7 @@ next:
 #undef JCMP
 
     VM_CASE(PRIM1) {
-        inline_id = i->x & 0x7f;
+        inline_id = i->x & VL_X_ID;
         va = R(i->b);
         if (SHADOWED(inline_id))
             goto inline_call1;
@@ -460,24 +460,26 @@ next:
             VM_NEXT();
         }
         if (inline_id >= IN_SQRT && inline_id <= IN_FLOOR
-            && vl_ad_unary_inline(S, inline_id, va, &R(i->a)))
+            && vl_ad_unary_inline(S, inline_id, va, i->x & VL_X_TEMP,
+                                  &R(i->a)))
             VM_NEXT();
         SAVE();
-        R(i->a) = vl_prims_unary(S, inline_id, va);
+        R(i->a) = vl_prims_unary(S, inline_id, vl_ad_untemp(S, va));
         VM_NEXT();
     }
     VM_CASE(PRIM2) {
-        inline_id = i->x & 0x7f;
+        inline_id = i->x & VL_X_ID;
         va = R(i->b);
         vb = R(i->c);
         if (SHADOWED(inline_id))
             goto inline_call2;
         SAVE();
-        R(i->a) = vl_prims_binary(S, inline_id, va, vb);
+        R(i->a) = vl_prims_binary(S, inline_id, vl_ad_untemp(S, va),
+                                  vl_ad_untemp(S, vb));
         VM_NEXT();
     }
     VM_CASE(JPRIM1) {
-        inline_id = i->x & 0x7f;
+        inline_id = i->x & VL_X_ID;
         va = R(i->a);
         if (SHADOWED(inline_id))
             goto inline_call1;
@@ -660,9 +662,12 @@ next:
 arith_slow:
     if (SHADOWED(inline_id))
         goto inline_call2;
-    if (VL_LIKELY(vl_ad_binary_inline(S, inline_id, va, vb, &R(i->a))))
+    if (VL_LIKELY(vl_ad_binary_inline(S, inline_id, va, vb,
+                                      i->x & VL_X_TEMP, &R(i->a))))
         VM_NEXT();
     SAVE();
+    va = vl_ad_untemp(S, va);
+    vb = vl_ad_untemp(S, vb);
     if (vl_ad_binary_fast(S, inline_id, va, vb, &R(i->a)))
         VM_NEXT();
     R(i->a) = vl_prims_arith(S, inline_id, va, vb);
@@ -719,6 +724,11 @@ inline_call2:
     fb[3] = vb;
     nargs = 2;
 inline_enter:
+    /* the call is a step: no temporary dual may be in the frame or the
+       block (vm/adfast.h) */
+    SAVE();
+    for (Value *v = base; v < fb + 2 + nargs; v++)
+        *v = vl_ad_untemp(S, *v);
     fb[0].tag = VT_RAW;
     fb[0].aux = (uint32_t)cl->proto->nregs + 2;
     fb[0].as.ptr = ip;
