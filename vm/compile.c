@@ -72,6 +72,7 @@ typedef struct FuncState {
     SrcPos pos;             /* position of the node being compiled */
     int depth;              /* expressions being compiled, counting those
                                of enclosing lambdas */
+    int writer;             /* set by to_reg (mark_temps) */
 } FuncState;
 
 /* ===== Growing arrays ===== */
@@ -312,20 +313,6 @@ static void emit_return_reg(FuncState *fs, int reg)
     emit(fs, OP_RETURN, 0, reg, 0, 0);
 }
 
-/* Put 'e' in some register and return it: a local variable's own register
-   when possible, else a new temporary. */
-static int to_reg(FuncState *fs, Ast *e)
-{
-    if (e->kind == A_VAR) {
-        VarRef r = resolve(fs, e->u.var);
-        if (r.kind == V_LOCAL)
-            return r.index;
-    }
-    int t = alloc_reg(fs);
-    expr(fs, e, t, 0);
-    return t;
-}
-
 /* ===== Temporary duals =====
    An inline arithmetic operation whose result only the operation that
    reads it as an operand sees, with nothing between them but loads and
@@ -337,7 +324,7 @@ static int to_reg(FuncState *fs, Ast *e)
    may still call a user's binding of its primitive: the VM then copies
    the frame's temporaries to the heap first. */
 
-/* Whether instruction i (writing register r) may make a temporary: an
+/* Whether instruction i may make a temporary (in the register it writes): an
    arithmetic operation or a unary math primitive. */
 static int temp_writer(const Instr *i)
 {
@@ -359,27 +346,37 @@ static int temp_safe(const Instr *i)
     }
 }
 
-/* Operand e of an inline operation, in a register; *writer is the index
-   of the instruction that wrote it when that may make a temporary, else
-   -1 (a variable's own register, a call, a branch's join...). */
-static int operand(FuncState *fs, Ast *e, int *writer)
+/* The register holding e's value: a local's own, or a fresh one it is
+   compiled into.  fs->writer: the index of the instruction that wrote
+   the fresh register when that may make a temporary (mark_temps), else
+   -1 (a local, a call, a branch's join...). */
+static int to_reg(FuncState *fs, Ast *e)
 {
-    uint32_t n = fs->ncode;
-    int r = to_reg(fs, e);
-    *writer = -1;
-    if (fs->ncode > n) {                /* r is a fresh register */
-        const Instr *last = &fs->code[fs->ncode - 1];
-        if (last->a == r && temp_writer(last))
-            *writer = (int)fs->ncode - 1;
+    fs->writer = -1;
+    if (e->kind == A_VAR) {
+        VarRef r = resolve(fs, e->u.var);
+        if (r.kind == V_LOCAL)
+            return r.index;
     }
-    return r;
+    int t = alloc_reg(fs);
+    uint32_t n = fs->ncode;
+    expr(fs, e, t, 0);
+    fs->writer = -1;
+    if (fs->ncode > n && fs->code[fs->ncode - 1].a == t
+        && temp_writer(&fs->code[fs->ncode - 1]))
+        fs->writer = (int)fs->ncode - 1;
+    return t;
 }
 
-/* Flag the writers of an inline operation's operands, about to be
-   emitted, whose results may be temporaries; writer[k] < 0: none. */
-static void mark_temps(FuncState *fs, const int *writer, int n)
+/* Flag the writers wa and wb (the fs->writer of the operands' to_reg;
+   -1: none) of an inline operation's operands, about to be emitted,
+   whose results may be temporaries.  (No helper compiles the operands:
+   a frame more per level of nested arithmetic would lower the nesting
+   the C stack allows, tests/bad-input/limits-deep.sh.) */
+static void mark_temps(FuncState *fs, int wa, int wb)
 {
-    for (int k = 0; k < n; k++) {
+    int writer[2] = {wa, wb};
+    for (int k = 0; k < 2; k++) {
         if (writer[k] < 0)
             continue;
         int temps = 0, safe = 1;
@@ -392,17 +389,6 @@ static void mark_temps(FuncState *fs, const int *writer, int n)
         if (safe && temps < VL_TEMP_DUALS - 1)
             fs->code[writer[k]].x |= VL_X_TEMP;
     }
-}
-
-/* The operands a and b (b NULL: a only) of an inline operation about to
-   be emitted, in registers *ra and *rb, their writers flagged. */
-static void operands(FuncState *fs, Ast *a, Ast *b, int *ra, int *rb)
-{
-    int w[2];
-    *ra = operand(fs, a, &w[0]);
-    if (b != NULL)
-        *rb = operand(fs, b, &w[1]);
-    mark_temps(fs, w, b != NULL ? 2 : 1);
 }
 
 static int is_num_const(Ast *e)
@@ -445,19 +431,23 @@ static void arith(FuncState *fs, int id, Ast *a, Ast *b, int dest)
     static const int rr[] = {OP_ADD, OP_SUB, OP_MUL, OP_DIV};
     static const int rk[] = {OP_ADDK, OP_SUBK, OP_MULK, OP_DIVK};
     int commut = id == IN_ADD || id == IN_MUL;
-    int ra, rb;
     if (is_num_const(b)) {
-        operands(fs, a, NULL, &ra, NULL);
+        int ra = to_reg(fs, a);
+        mark_temps(fs, fs->writer, -1);
         emit(fs, rk[id], xflag(fs), dest, ra, num_const(fs, b));
     } else if (is_num_const(a) && commut) {
-        operands(fs, b, NULL, &rb, NULL);
+        int rb = to_reg(fs, b);
+        mark_temps(fs, fs->writer, -1);
         emit(fs, rk[id], xflag(fs), dest, rb, num_const(fs, a));
     } else if (is_num_const(a)) {
-        operands(fs, b, NULL, &rb, NULL);
+        int rb = to_reg(fs, b);
+        mark_temps(fs, fs->writer, -1);
         emit(fs, id == IN_SUB ? OP_SUBKR : OP_DIVKR, xflag(fs), dest,
              num_const(fs, a), rb);
     } else {
-        operands(fs, a, b, &ra, &rb);
+        int ra = to_reg(fs, a), wa = fs->writer;
+        int rb = to_reg(fs, b);
+        mark_temps(fs, wa, fs->writer);
         emit(fs, rr[id], xflag(fs), dest, ra, rb);
     }
     fs->freereg = save;
@@ -485,12 +475,14 @@ static void compare_value(FuncState *fs, int id, Ast *a, Ast *b, int dest)
         id = swap_cmp(id);
     }
     int x = (id - IN_EQ) | xflag(fs);
-    int ra, rb;
     if (is_num_const(b)) {
-        operands(fs, a, NULL, &ra, NULL);
+        int ra = to_reg(fs, a);
+        mark_temps(fs, fs->writer, -1);
         emit(fs, OP_CMPK, x, dest, ra, num_const(fs, b));
     } else {
-        operands(fs, a, b, &ra, &rb);
+        int ra = to_reg(fs, a), wa = fs->writer;
+        int rb = to_reg(fs, b);
+        mark_temps(fs, wa, fs->writer);
         emit(fs, OP_CMP, x, dest, ra, rb);
     }
     fs->freereg = save;
@@ -513,15 +505,18 @@ static int test_jump(FuncState *fs, Ast *test)
             static const int jr[] = {OP_JEQ, OP_JLT, OP_JGT, OP_JLE, OP_JGE};
             static const int jk[] = {OP_JEQK, OP_JLTK, OP_JGTK, OP_JLEK,
                                      OP_JGEK};
-            int at, ra, rb;
+            int at;
             SrcPos keep = fs->pos;
             fs->pos = test->pos;
             if (is_num_const(b)) {
-                operands(fs, a, NULL, &ra, NULL);
+                int ra = to_reg(fs, a);
+                mark_temps(fs, fs->writer, -1);
                 at = emit(fs, jk[id - IN_EQ], xflag(fs), ra,
                           num_const(fs, b), 0);
             } else {
-                operands(fs, a, b, &ra, &rb);
+                int ra = to_reg(fs, a), wa = fs->writer;
+                int rb = to_reg(fs, b);
+                mark_temps(fs, wa, fs->writer);
                 at = emit(fs, jr[id - IN_EQ], xflag(fs), ra, rb, 0);
             }
             fs->pos = keep;
@@ -530,8 +525,8 @@ static int test_jump(FuncState *fs, Ast *test)
         }
         if (id >= IN_ZEROP && id <= IN_PAIRP) {
             SrcPos keep = fs->pos;
-            int ra;
-            operands(fs, test->u.app.args[0], NULL, &ra, NULL);
+            int ra = to_reg(fs, test->u.app.args[0]);
+            mark_temps(fs, fs->writer, -1);
             fs->pos = test->pos;
             int at = emit(fs, OP_JPRIM1, id | xflag(fs), ra, 0, 0);
             fs->pos = keep;
@@ -586,15 +581,16 @@ static void application(FuncState *fs, Ast *e, int dest, int tail)
         compare_value(fs, id, args[0], args[1], dest);
     else if (vl_prims_inline_arity(id) == 1) {
         int save = fs->freereg;
-        int r;
-        operands(fs, args[0], NULL, &r, NULL);
+        int r = to_reg(fs, args[0]);
+        mark_temps(fs, fs->writer, -1);
         fs->pos = e->pos;
         emit(fs, OP_PRIM1, id | xflag(fs), dest, r, 0);
         fs->freereg = save;
     } else {
         int save = fs->freereg;
-        int ra, rb;
-        operands(fs, args[0], args[1], &ra, &rb);
+        int ra = to_reg(fs, args[0]), wa = fs->writer;
+        int rb = to_reg(fs, args[1]);
+        mark_temps(fs, wa, fs->writer);
         fs->pos = e->pos;
         emit(fs, OP_PRIM2, id | xflag(fs), dest, ra, rb);
         fs->freereg = save;
