@@ -139,10 +139,15 @@ void vl_sweep_run(VlSweep *sw)
            same order, without a store and a load on the chain of
            dependent operations. */
         double c0 = 0, c1 = 0;
+        int carried = 0;
         for (uint32_t j = e->n; j-- > 0;) {
-            double s = s0[j] + c0 + c1;
-            s0[j] = s;                          /* a leaf's is read */
-            c0 = c1 = 0;
+            double s = s0[j];
+            if (carried) {
+                s = s + c0 + c1;
+                s0[j] = s;                      /* a leaf's is read */
+                c0 = c1 = 0;
+                carried = 0;
+            }
             /* a second slot (VL_TAPE_CONT) is never a parent: its
                sensitivity stays 0 */
             if (s == 0)
@@ -155,9 +160,10 @@ void vl_sweep_run(VlSweep *sw)
             }
             uint32_t prev = base + j - 1;       /* j > 0: node j - 1 */
             double d0 = vl_ad_mulz(t->u.partial, s);
-            if (p0 == prev && j > 0)
+            if (p0 == prev && j > 0) {
                 c0 = d0;
-            else
+                carried = 1;
+            } else
                 *parent_sens(sw, s0, base, p0) += d0;
             if (q == VL_TAPE_NONE)
                 continue;
@@ -169,9 +175,10 @@ void vl_sweep_run(VlSweep *sw)
                             : vl_ad_mulz(kind == VL_TAPE_NEG ? -t->u.partial
                                                              : t[1].u.partial,
                                          s);
-            if (p1 == prev && j > 0)
+            if (p1 == prev && j > 0) {
                 c1 = d1;
-            else
+                carried = 1;
+            } else
                 *parent_sens(sw, s0, base, p1) += d1;
         }
         if (!e->keep) {         /* its sensitivities are read no more */

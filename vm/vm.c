@@ -229,6 +229,27 @@ static VL_NOINLINE int compare_primals(int id, Value a, Value b)
     return -1;
 }
 
+/* The general path of inline arithmetic, out of line (the dispatch
+   loop's registers): temporary duals are copied to the heap first, as a
+   general node may keep an operand (vm/adfast.h). */
+static VL_NOINLINE Value arith_general(VladState *S, int op, Value a,
+                                       Value b)
+{
+    a = vl_ad_untemp(S, a);
+    b = vl_ad_untemp(S, b);
+    Value r;
+    if (vl_ad_binary_fast(S, op, a, b, &r))
+        return r;
+    return vl_prims_arith(S, op, a, b);
+}
+
+/* Copy the temporary duals among v[0 .. end - v) to the heap. */
+static VL_NOINLINE void untemp_all(VladState *S, Value *v, Value *end)
+{
+    for (; v < end; v++)
+        *v = vl_ad_untemp(S, *v);
+}
+
 static Value execute(VladState *S, Value *base, const Instr *ip)
 {
     Closure *cl;
@@ -666,11 +687,7 @@ arith_slow:
                                       i->x & VL_X_TEMP, &R(i->a))))
         VM_NEXT();
     SAVE();
-    va = vl_ad_untemp(S, va);
-    vb = vl_ad_untemp(S, vb);
-    if (vl_ad_binary_fast(S, inline_id, va, vb, &R(i->a)))
-        VM_NEXT();
-    R(i->a) = vl_prims_arith(S, inline_id, va, vb);
+    R(i->a) = arith_general(S, inline_id, va, vb);
     VM_NEXT();
 
 compare_value:
@@ -727,8 +744,7 @@ inline_enter:
     /* the call is a step: no temporary dual may be in the frame or the
        block (vm/adfast.h) */
     SAVE();
-    for (Value *v = base; v < fb + 2 + nargs; v++)
-        *v = vl_ad_untemp(S, *v);
+    untemp_all(S, base, fb + 2 + nargs);
     fb[0].tag = VT_RAW;
     fb[0].aux = (uint32_t)cl->proto->nregs + 2;
     fb[0].as.ptr = ip;
