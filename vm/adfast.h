@@ -223,10 +223,11 @@ static inline int vl_ad_append(VladState *S, AdFrame *f, double y,
 
 /* Temporary duals.  Forward mode makes a dual per operation, and in an
    expression such as (sqrt (* y y)) the product is read once, by the
-   next operation, and is then dead.  The compiler flags such operations
-   (VL_X_TEMP, vm/compile.c's mark_temps: the reader is an inline
-   operation, and between the two only inline operations and loads run,
-   straight-line, making fewer than VL_TEMP_DUALS - 1 other temporaries),
+   operation it is an operand of, and is then dead.  The compiler flags
+   such operations (VL_X_TEMP, vm/compile.c's mark_temps: the reader is an
+   inline operation, and between the two only inline operations and loads
+   run, straight-line, fewer than VL_TEMP_DUALS - 1 of them arithmetic
+   that may make a temporary),
    and their plain duals go to a ring of VL_TEMP_DUALS slots in the state
    instead of the heap: half of the allocation of listing1's j*, and of
    the collections it brings.  A temporary must not outlive its reader:
@@ -235,7 +236,8 @@ static inline int vl_ad_append(VladState *S, AdFrame *f, double y,
    temporaries to the heap (vl_ad_untemp; the VM, before calling a user's
    binding, copies those of the whole frame, as the call is a step at
    which a checkpoint may capture it).  The fast paths below only read
-   their operands. */
+   their operands, and so do the comparisons and predicates (primals
+   only), which take temporaries as they are. */
 static inline int vl_ad_is_temp(const VladState *S, Value v)
 {
     return v.tag == VT_DUAL

@@ -137,7 +137,10 @@ void vl_sweep_run(VlSweep *sw)
            usual case) is carried to the next turn in registers, c0 then
            c1, rather than through s0[j - 1]: the same additions in the
            same order, without a store and a load on the chain of
-           dependent operations. */
+           dependent operations.  (When only c1 is pending, c0 adds a
+           +0, which changes nothing: a sensitivity is never -0, since
+           segments start at +0 and round-to-nearest sums from +0 never
+           give -0.) */
         double c0 = 0, c1 = 0;
         int carried = 0;
         for (uint32_t j = e->n; j-- > 0;) {

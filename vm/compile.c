@@ -319,8 +319,8 @@ static void emit_return_reg(FuncState *fs, int reg)
    other inline operations (straight-line, no call), is flagged
    VL_X_TEMP: in forward mode its plain dual goes to the state's ring of
    VL_TEMP_DUALS temporaries instead of the heap (vm/adfast.h).  The ring
-   is safe when fewer than VL_TEMP_DUALS - 1 other temporaries are made
-   between the writer and its reader.  An inline operation between them
+   is safe when fewer than VL_TEMP_DUALS - 1 instructions that may make
+   a temporary run between the writer and its reader.  An inline operation between them
    may still call a user's binding of its primitive: the VM then copies
    the frame's temporaries to the heap first. */
 
@@ -375,16 +375,20 @@ static int to_reg(FuncState *fs, Ast *e)
    the C stack allows, tests/bad-input/limits-deep.sh.) */
 static void mark_temps(FuncState *fs, int wa, int wb)
 {
-    int writer[2] = {wa, wb};
+    /* the second first, so that the first's count includes it; every
+       instruction that may make a temporary counts, flagged or not (the
+       scan then stops after a few dozen: counting only the flagged ones
+       made a long chain of nested sums quadratic to compile) */
+    int writer[2] = {wb, wa};
     for (int k = 0; k < 2; k++) {
         if (writer[k] < 0)
             continue;
         int temps = 0, safe = 1;
-        for (uint32_t j = (uint32_t)writer[k] + 1; j < fs->ncode && safe;
-             j++) {
+        for (uint32_t j = (uint32_t)writer[k] + 1;
+             j < fs->ncode && safe && temps < VL_TEMP_DUALS - 1; j++) {
             const Instr *i = &fs->code[j];
             safe = temp_safe(i);
-            temps += temp_writer(i) && (i->x & VL_X_TEMP);
+            temps += temp_writer(i);
         }
         if (safe && temps < VL_TEMP_DUALS - 1)
             fs->code[writer[k]].x |= VL_X_TEMP;

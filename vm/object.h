@@ -46,10 +46,11 @@ typedef struct Instr {
    defer to a user rebinding of the primitive's name. */
 #define VL_X_PRELUDE 0x80
 /* Flag in Instr.x of an arithmetic operation (ADD .. DIVKR, PRIM1 of a
-   unary math primitive) whose result only the next inline operation
-   reads, with no call in between: a plain dual it makes goes into the
-   state's ring of temporary duals, not the heap (vm/adfast.h,
-   vm/compile.c's mark_temps). */
+   unary math primitive) whose result is read once, as an operand of an
+   inline operation, with only loads and other inline operations run in
+   between (no call): a plain dual it makes goes into the state's ring of
+   temporary duals, not the heap (vm/adfast.h, vm/compile.c's
+   mark_temps). */
 #define VL_X_TEMP 0x40
 /* The inline id in Instr.x of PRIM1, PRIM2, JPRIM1 (and the comparison
    of CMP, CMPK). */
