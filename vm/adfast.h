@@ -227,17 +227,17 @@ static inline int vl_ad_append(VladState *S, AdFrame *f, double y,
    such operations (VL_X_TEMP, vm/compile.c's mark_temps: the reader is an
    inline operation, and between the two only inline operations and loads
    run, straight-line, fewer than VL_TEMP_DUALS - 1 of them arithmetic
-   that may make a temporary),
-   and their plain duals go to a ring of VL_TEMP_DUALS slots in the state
-   instead of the heap: half of the allocation of listing1's j*, and of
-   the collections it brings.  A temporary must not outlive its reader:
-   every path that could keep an operand (the general path of vm/ad.c,
-   a call to a user's binding of an inline primitive) first copies
-   temporaries to the heap (vl_ad_untemp; the VM, before calling a user's
-   binding, copies those of the whole frame, as the call is a step at
-   which a checkpoint may capture it).  The fast paths below only read
-   their operands, and so do the comparisons and predicates (primals
-   only), which take temporaries as they are. */
+   that may make a temporary), and their plain duals go to a ring of
+   VL_TEMP_DUALS slots in the state instead of the heap: half of the
+   allocation of listing1's j*, and of the collections it brings.  A
+   temporary must not outlive its reader: every path that could keep an
+   operand (the general path of vm/ad.c, a call to a user's binding of an
+   inline primitive) first copies temporaries to the heap (vl_ad_untemp;
+   the VM, before calling a user's binding, copies those of the whole
+   frame, as the call is a step at which a checkpoint may capture it).
+   The fast paths below only read their operands, and so do the
+   comparisons and predicates (primals only), which take temporaries as
+   they are. */
 static inline int vl_ad_is_temp(const VladState *S, Value v)
 {
     return v.tag == VT_DUAL

@@ -172,7 +172,8 @@ void vl_sweep_run(VlSweep *sw)
                 continue;
             /* the second parent's (vl_tape_parents): the same product
                when its partial is the same */
-            uint32_t kind = q >> VL_TAPE_INDEX_BITS, p1 = q & VL_TAPE_INDEX_MASK;
+            uint32_t kind = q >> VL_TAPE_INDEX_BITS;
+            uint32_t p1 = q & VL_TAPE_INDEX_MASK;
             double d1 = kind == VL_TAPE_SAME
                             ? d0
                             : vl_ad_mulz(kind == VL_TAPE_NEG ? -t->u.partial

@@ -320,12 +320,13 @@ static void emit_return_reg(FuncState *fs, int reg)
    VL_X_TEMP: in forward mode its plain dual goes to the state's ring of
    VL_TEMP_DUALS temporaries instead of the heap (vm/adfast.h).  The ring
    is safe when fewer than VL_TEMP_DUALS - 1 instructions that may make
-   a temporary run between the writer and its reader.  An inline operation between them
-   may still call a user's binding of its primitive: the VM then copies
-   the frame's temporaries to the heap first. */
+   a temporary run between the writer and its reader.  An inline
+   operation between them may still call a user's binding of its
+   primitive: the VM then copies the frame's temporaries to the heap
+   first. */
 
-/* Whether instruction i may make a temporary (in the register it writes): an
-   arithmetic operation or a unary math primitive. */
+/* Whether instruction i may make a temporary (in the register it
+   writes): an arithmetic operation or a unary math primitive. */
 static int temp_writer(const Instr *i)
 {
     if (i->op >= OP_ADD && i->op <= OP_DIVKR)

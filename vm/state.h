@@ -96,9 +96,9 @@ struct VladState {
     int64_t next_tag;               /* tags given to j* / *j so far */
     struct PlainDual *dual_next;    /* bump allocation of plain duals */
     size_t dual_left;
-    /* the ring of temporary plain duals: results that only the next
-       inline operation reads (VL_X_TEMP, vm/adfast.h), as primal and
-       tangent pairs */
+    /* the ring of temporary plain duals: results read once, as an
+       operand of an inline operation (VL_X_TEMP, vm/adfast.h), as
+       primal and tangent pairs */
 #define VL_TEMP_DUALS 64                /* a power of two */
     double temp_duals[2 * VL_TEMP_DUALS];
     uint32_t temp_next;
