@@ -66,6 +66,7 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/ad/strong-zero.vlad \
 	%reldir%/ad/sweep-plain.vlad \
 	%reldir%/ad/sweep-shared-short-chunks.vlad \
+	%reldir%/ad/tape-rules.vlad \
 	%reldir%/ad/structures.vlad \
 	%reldir%/ad/temporaries.vlad \
 	%reldir%/ad/temporaries-shadowed.vlad \

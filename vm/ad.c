@@ -72,6 +72,8 @@ void vl_ad_release_tape(VladState *S, const AdFrame *f)
             vl_gc_free_managed(c->slots, chunk_bytes(c->cap));
         else
             vl_gc_free(c->slots);
+        if (c->exts != NULL)
+            vl_gc_free(c->exts);
         vl_gc_free(c);
     }
 }
@@ -208,6 +210,36 @@ static const TapeSlot *slot_of(Value v)
     return &((const TapeChunk *)v.as.obj)->slots[ordinal_of(v)];
 }
 
+/* The record of general node j of chunk c. */
+static const TapeExt *ext_of(const TapeChunk *c, uint32_t j)
+{
+    return c->exts[j];
+}
+
+/* The plain primal in slot t (0 for a partial's slot: vl_tape_primal). */
+static double slot_primal(const TapeSlot *t)
+{
+    return t->parent == VL_TAPE_CONT ? 0 : t->primal;
+}
+
+/* The plain primal of node i of the tape that chunk c ends (i is on the
+   prefix c sees: a parent of one of c's nodes). */
+static double primal_at_index(void *c, uint32_t i)
+{
+    const TapeChunk *x = c;
+    while (i < x->base)
+        x = x->prev;
+    return x->slots[i - x->base].primal;
+}
+
+/* The parents and partials of compact node t of chunk c (a leaf: none;
+   a slot holding a partial: -1). */
+static int slot_partials(const TapeChunk *c, const TapeSlot *t, uint32_t *p,
+                         double *d)
+{
+    return vl_tape_decode(t, p, d, primal_at_index, (void *)c);
+}
+
 static uint32_t index_of(Value v)
 {
     return ((const TapeChunk *)v.as.obj)->base + ordinal_of(v);
@@ -243,18 +275,23 @@ static void new_chunk(VladState *S, AdFrame *f)
 {
     TapeChunk *c = f->chunk;
     TapeChunk *nc = vl_gc_alloc(sizeof *nc);
-    /* the largest power of two at most a quarter of the tape so far,
-       between 16 and 8192 slots: the unused end of the newest chunk is at
-       most a fifth of the tape's bytes, and chunks come in few sizes,
-       which the collector reuses well */
+    /* the largest power of two at most a quarter of the tape so far and
+       twice the chunk it follows, between 16 and 8192 slots: the unused
+       end of the newest chunk is at most a fifth of the tape's bytes
+       and at most what the tape's last piece recorded (a piece resumed
+       from a checkpoint starts a chunk of 16 slots, and a long tape
+       before it does not make it start a big one), and chunks come in
+       few sizes, which the collector reuses well */
     uint32_t cap = 16;
     if (c != NULL && c->used == f->n) {
-        uint32_t quarter = (c->base + f->n) / 4;
-        while (cap * 2 <= quarter && cap < 8192)
+        uint32_t limit = (c->base + f->n) / 4;
+        if (limit > 2 * c->cap)
+            limit = 2 * c->cap;
+        while (cap * 2 <= limit && cap < 8192)
             cap *= 2;
     }
-    /* cap slots for nodes to start in, and a spare one for the second
-       slot of the last (vl_ad_append) */
+    /* cap slots for nodes to start in, and two spare ones for the
+       partials of the last (vl_ad_append) */
     nc->slots = vl_gc_alloc_managed(chunk_bytes(cap));
     nc->managed = 1;
     nc->prev = c;
@@ -266,7 +303,7 @@ static void new_chunk(VladState *S, AdFrame *f)
     nc->cap = cap;
     nc->general = c != NULL && c->general;
     S->tape_bytes += chunk_bytes(cap) + sizeof *nc;
-    if (nc->base > VL_TAPE_INDEX_MASK - cap)
+    if (nc->base > VL_TAPE_INDEX_MASK - 4 - cap)
         vl_except_runtime(S, VLAD_ERR_MEMORY,
                           "*j: the tape is full (%u operations)",
                           (unsigned)nc->base);
@@ -274,37 +311,26 @@ static void new_chunk(VladState *S, AdFrame *f)
     f->n = 0;
 }
 
-/* The slot for a new node at the end of f's tape. */
-static inline Value new_slot(VladState *S, AdFrame *f, TapeSlot **slot)
-{
-    TapeChunk *c = f->chunk;
-    if (c == NULL || c->used != f->n || c->used >= c->cap) {
-        new_chunk(S, f);
-        c = f->chunk;
-    }
-    *slot = &c->slots[f->n];
-    S->tape_nodes++;
-    Value v = vl_obj(VT_TAPE, c);
-    v.aux = f->n;
-    c->used = ++f->n;
-    return v;
-}
-
-/* A node of f's tape with a plain primal and plain partials. */
+/* A node of f's tape with a plain primal and plain partials, which
+   follow 'rule' (vm/ad.h). */
 static Value compact_node(VladState *S, AdFrame *f, double primal,
-                          uint32_t p0, double d0, uint32_t p1, double d1)
+                          uint32_t p0, double d0, uint32_t p1, double d1,
+                          int rule)
 {
     Value v;
-    if (!vl_ad_append(S, f, primal, p0, d0, p1, d1, 0, &v)) {
+    if (!vl_ad_append(S, f, primal, p0, d0, p1, d1, rule, 0, &v)) {
         new_chunk(S, f);
-        (void)vl_ad_append(S, f, primal, p0, d0, p1, d1, 0, &v);
+        (void)vl_ad_append(S, f, primal, p0, d0, p1, d1, rule, 0, &v);
     }
     return v;
 }
 
-/* A node of tape 'tag' with parents given as tape values. */
+/* A node of tape 'tag' with parents given as tape values, whose partials
+   follow 'rule' when they are plain (it decides the slots the node takes
+   in any case, vm/ad.h). */
 static Value make_node(VladState *S, int64_t tag, Value primal, int n,
-                       const Value *parents, const Value *partials)
+                       const Value *parents, const Value *partials,
+                       int rule)
 {
     AdFrame *f = frame_of(S, tag);
     if (f == NULL)          /* its invocation has ended: a constant */
@@ -317,7 +343,7 @@ static Value make_node(VladState *S, int64_t tag, Value primal, int n,
                             n > 0 ? index_of(parents[0]) : VL_TAPE_NONE,
                             n > 0 ? partials[0].as.num : 0,
                             n > 1 ? index_of(parents[1]) : VL_TAPE_NONE,
-                            n > 1 ? partials[1].as.num : 0);
+                            n > 1 ? partials[1].as.num : 0, rule);
     TapeExt *e = vl_gc_alloc(sizeof *e);
     e->primal = primal;
     e->nparents = (uint32_t)n;
@@ -325,30 +351,39 @@ static Value make_node(VladState *S, int64_t tag, Value primal, int n,
         e->parents[k] = index_of(parents[k]);
         e->partials[k] = partials[k];
     }
-    TapeSlot *t;
-    Value v = new_slot(S, f, &t);
-    TapeChunk *c = v.as.obj;
-    e->next = c->ext;
-    c->ext = e;
+    TapeChunk *c = f->chunk;
+    if (c == NULL || c->used != f->n || c->used >= c->cap) {
+        new_chunk(S, f);
+        c = f->chunk;
+    }
+    if (c->exts == NULL) {
+        size_t bytes = VL_TAPE_CHUNK_SLOTS(c->cap) * sizeof(TapeExt *);
+        c->exts = vl_gc_alloc(bytes);
+        S->tape_bytes += bytes;
+    }
+    uint32_t j = f->n;
+    c->exts[j] = e;
     c->general = 1;
     c->compact_tag = 0;
     S->tape_bytes += sizeof *e;
+    S->tape_nodes++;
+    TapeSlot *t = &c->slots[j];
     t->primal = vl_value_primal(primal);
     t->parent = VL_TAPE_GENERAL;
     t->parent1 = VL_TAPE_NONE;
-    t->u.ext = e;
-    if (n == 2 && vl_tape_kind(vl_value_primal(partials[0]),
-                               vl_value_primal(partials[1]))
-                      == VL_TAPE_NEXT) {
-        /* the slot a compact node would take for its second partial,
-           unused: a tape has the same layout whether or not its reals
-           carry other perturbations, so that the tape of a *j suspended
-           in a checkpoint and the tape in its (co)tangent, made by
-           another run, correspond slot by slot (through_tape) */
-        vl_tape_put_cont(&t[1], 0);
-        c->conts++;
-        c->used = ++f->n;
-    }
+    /* the slots a compact node would take for its partials, unused: a
+       tape has the same layout whether or not its reals carry other
+       perturbations, so that the tape of a *j suspended in a checkpoint
+       and the tape in its (co)tangent, made by another run, correspond
+       slot by slot (through_tape) */
+    uint32_t slots = vl_tape_node_slots(
+        rule, n, n > 0 ? vl_value_primal(partials[0]) : 0);
+    for (uint32_t k = 1; k < slots; k++)
+        t[k] = (TapeSlot){0, VL_TAPE_CONT, 0};
+    c->conts += slots - 1;
+    c->used = f->n = j + slots;
+    Value v = vl_obj(VT_TAPE, c);
+    v.aux = j;
     return v;
 }
 
@@ -437,13 +472,14 @@ static Value primal_at(Value v, int at)
     if (v.tag == VT_DUAL)
         return dual_primal(v);
     const TapeSlot *t = slot_of(v);
-    return is_general(t) ? t->u.ext->primal : vl_num(t->primal);
+    return is_general(t) ? ext_of(v.as.obj, ordinal_of(v))->primal
+                         : vl_num(slot_primal(t));
 }
 
 /* Build the result at tag 't' from primal 'y', operands and partials. */
 static Value lift_result(VladState *S, int64_t t, int reverse, Value y,
                          Value a, int is_a, Value da, Value b, int is_b,
-                         Value db)
+                         Value db, int rule)
 {
     if (!reverse) {
         /* +0 + mulz(da, a') + mulz(db, b'), as vl_ad_binary_fast */
@@ -466,7 +502,7 @@ static Value lift_result(VladState *S, int64_t t, int reverse, Value y,
         parents[n] = b;
         partials[n++] = db;
     }
-    return make_node(S, t, y, n, parents, partials);
+    return make_node(S, t, y, n, parents, partials, rule);
 }
 
 int vl_ad_binary_fast(VladState *S, int op, Value a, Value b, Value *out)
@@ -479,7 +515,7 @@ int vl_ad_binary_fast(VladState *S, int op, Value a, Value b, Value *out)
         AdFrame *f = frame_of(S, tag);
         *out = vl_real_mark(f == NULL ? vl_num(n.y)
                                       : compact_node(S, f, n.y, n.p0, n.d0,
-                                                     n.p1, n.d1),
+                                                     n.p1, n.d1, n.rule),
                             vl_ad_mark2(a, b) != 0);
         return 1;
     }
@@ -567,7 +603,8 @@ static Value binary_general(VladState *S, int op, Value a, Value b)
                                       vl_ad_binary(S, IN_DIV, ap, bp)));
         break;
     }
-    return lift_result(S, t, reverse, y, a, is_a, da, b, is_b, db);
+    return lift_result(S, t, reverse, y, a, is_a, da, b, is_b, db,
+                       vl_tape_rule2(op, is_a, is_b));
 }
 
 Value vl_ad_lift(VladState *S, int n, const Value *args, VlAdRule rule,
@@ -583,7 +620,8 @@ Value vl_ad_lift(VladState *S, int n, const Value *args, VlAdRule rule,
     Value y = rule(S, ctx, -1, p);
     Value da = is_a ? rule(S, ctx, 0, p) : vl_num(0);
     Value db = n > 1 && is_b ? rule(S, ctx, 1, p) : vl_num(0);
-    return lift_result(S, t, reverse, y, a, is_a, da, b, is_b && n > 1, db);
+    return lift_result(S, t, reverse, y, a, is_a, da, b, is_b && n > 1, db,
+                       VL_RULE_EXPLICIT);
 }
 
 static double plain1(int op, double x)
@@ -622,7 +660,7 @@ static Value unary_general(VladState *S, int op, Value a)
         AdFrame *f = frame_of(S, tag_of(a));
         return f == NULL ? vl_num(y)
                          : compact_node(S, f, y, index_of(a), d,
-                                        VL_TAPE_NONE, 0);
+                                        VL_TAPE_NONE, 0, vl_tape_rule1(op));
     }
     check_stack(S);
     t = tag_of(a);
@@ -650,7 +688,8 @@ static Value unary_general(VladState *S, int op, Value a)
         d = vl_num(0);
         break;
     }
-    return lift_result(S, t, reverse, y, a, 1, d, NIL_VAL, 0, NIL_VAL);
+    return lift_result(S, t, reverse, y, a, 1, d, NIL_VAL, 0, NIL_VAL,
+                       vl_tape_rule1(op));
 }
 
 /* ===== j* ===== */
@@ -778,8 +817,10 @@ static TapeSpan *spans_of(Value v, size_t *n)
     return s;
 }
 
-/* The slot of tape index i among n spans, or NULL. */
-static const TapeSlot *span_slot(const TapeSpan *s, size_t n, uint32_t i)
+/* The chunk holding tape index i among n spans, or NULL; its ordinal
+   there in *j. */
+static const TapeChunk *span_slot(const TapeSpan *s, size_t n, uint32_t i,
+                                  uint32_t *j)
 {
     size_t lo = 0, hi = n;          /* s[lo].c->base <= i, if any */
     if (n == 0 || i < s[0].c->base)
@@ -791,18 +832,19 @@ static const TapeSlot *span_slot(const TapeSpan *s, size_t n, uint32_t i)
         else
             hi = mid;
     }
-    uint32_t j = i - s[lo].c->base;
-    return j < s[lo].limit ? &s[lo].c->slots[j] : NULL;
+    *j = i - s[lo].c->base;
+    return *j < s[lo].limit ? s[lo].c : NULL;
 }
 
-/* The primal and partials recorded in slot t as reals (marked active:
-   checkpoint-*j's tapify keeps every one of them), their parents; the
-   number of parents, or -1 for the second slot of a node. */
-static int slot_parts(const TapeSlot *t, Value *primal, Value *partials,
-                      uint32_t *parents)
+/* The primal and partials recorded in slot j of chunk c as reals (marked
+   active: checkpoint-*j's tapify keeps every one of them), their
+   parents; the number of parents, or -1 for a slot holding a partial. */
+static int slot_parts(const TapeChunk *c, uint32_t j, Value *primal,
+                      Value *partials, uint32_t *parents)
 {
+    const TapeSlot *t = &c->slots[j];
     if (is_general(t)) {
-        const TapeExt *e = t->u.ext;
+        const TapeExt *e = ext_of(c, j);
         *primal = marked(e->primal);
         for (uint32_t k = 0; k < e->nparents; k++) {
             partials[k] = marked(e->partials[k]);
@@ -810,10 +852,10 @@ static int slot_parts(const TapeSlot *t, Value *primal, Value *partials,
         }
         return (int)e->nparents;
     }
-    if (t->parent == VL_TAPE_CONT)
-        return -1;
     double d[2];
-    int n = vl_tape_parents(t, parents, d);
+    int n = slot_partials(c, t, parents, d);
+    if (n < 0)
+        return -1;
     *primal = vl_num_marked(t->primal, VL_ACTIVE);
     for (int k = 0; k < n; k++)
         partials[k] = vl_num_marked(d[k], VL_ACTIVE);
@@ -836,7 +878,7 @@ static TapeChunk *new_copy(VladState *S, const TapeChunk *a, TapeChunk *prev)
     TapeChunk *nc = vl_gc_alloc(sizeof *nc);
     *nc = *a;
     nc->prev = prev;
-    nc->ext = NULL;
+    nc->exts = vl_gc_alloc(VL_TAPE_CHUNK_SLOTS(a->cap) * sizeof(TapeExt *));
     nc->general = 1;
     nc->compact_tag = 0;
     nc->managed = 0;
@@ -845,7 +887,8 @@ static TapeChunk *new_copy(VladState *S, const TapeChunk *a, TapeChunk *prev)
     size_t bytes = chunk_bytes(a->cap);
     nc->slots = vl_gc_alloc_atomic(bytes);
     memset(nc->slots, 0, bytes);
-    S->tape_bytes += bytes + sizeof *nc;
+    S->tape_bytes += bytes + sizeof *nc
+                     + VL_TAPE_CHUNK_SLOTS(a->cap) * sizeof(TapeExt *);
     return nc;
 }
 
@@ -859,14 +902,15 @@ static void extend_copy(VladState *S, TagCtx *c, const TapeChunk *a,
     for (uint32_t j = nc->used; j < limit; j++) {
         Value pa, da[2], pb, db[2];
         uint32_t p[2], q[2];
-        int n = slot_parts(&a->slots[j], &pa, da, p);
-        const TapeSlot *tb = span_slot(b, nb, a->base + j);
-        int m = tb != NULL ? slot_parts(tb, &pb, db, q) : 0;
+        int n = slot_parts(a, j, &pa, da, p);
+        uint32_t jb;
+        const TapeChunk *tb = span_slot(b, nb, a->base + j, &jb);
+        int m = tb != NULL ? slot_parts(tb, jb, &pb, db, q) : 0;
         if (tb != NULL && (m != n || (n > 0 && p[0] != q[0])
                            || (n > 1 && p[1] != q[1])))
             layout_mismatch(S, c);
         nc->used = j + 1;
-        if (n < 0) {                /* the second slot of a node */
+        if (n < 0) {                /* a slot holding a partial */
             nc->slots[j] = a->slots[j];
             nc->conts++;
             continue;
@@ -876,8 +920,7 @@ static void extend_copy(VladState *S, TagCtx *c, const TapeChunk *a,
             m = 0;
         }
         TapeExt *e = vl_gc_alloc(sizeof *e);
-        e->next = nc->ext;      /* reachable before the leaf allocates */
-        nc->ext = e;
+        nc->exts[j] = e;        /* reachable before the leaf allocates */
         e->primal = vl_num(0);
         e->nparents = (uint32_t)n;
         for (int k = 0; k < n; k++) {
@@ -887,7 +930,6 @@ static void extend_copy(VladState *S, TagCtx *c, const TapeChunk *a,
         TapeSlot *t = &nc->slots[j];
         t->parent = VL_TAPE_GENERAL;
         t->parent1 = VL_TAPE_NONE;
-        t->u.ext = e;
         S->tape_bytes += sizeof *e;
         e->primal = leaf(S, pa, pb, c);
         for (int k = 0; k < n; k++)
@@ -990,7 +1032,8 @@ static Value leaf_tapify(VladState *S, Value y, Value bar, void *ud)
     THROUGH_SUSPENDED(leaf_tapify);
     if (((TagCtx *)ud)->active_only && !vl_real_marked(y))
         return y;           /* a constant of the computation */
-    return vl_real_mark(make_node(S, ((TagCtx *)ud)->tag, y, 0, NULL, NULL),
+    return vl_real_mark(make_node(S, ((TagCtx *)ud)->tag, y, 0, NULL, NULL,
+                                  VL_RULE_EXPLICIT),
                         vl_real_marked(y));
 }
 
@@ -1063,13 +1106,15 @@ static Value leaf_extract(VladState *S, Value y, Value bar, void *ud)
                                       : marked(c->sens[i]);
 }
 
-/* Propagate the sensitivity s of a node to its parents. */
-static void backprop(VladState *S, Value *sens, const TapeSlot *t, Value s)
+/* Propagate the sensitivity s of node j of chunk c to its parents. */
+static void backprop(VladState *S, Value *sens, const TapeChunk *c,
+                     uint32_t j, Value s)
 {
+    const TapeSlot *t = &c->slots[j];
     if (!is_general(t)) {
         uint32_t p[2];
         double dk[2];
-        int n = vl_tape_parents(t, p, dk);
+        int n = slot_partials(c, t, p, dk);
         for (int k = 0; k < n; k++) {
             Value *dst = &sens[p[k]];
             double d = dk[k];
@@ -1083,7 +1128,7 @@ static void backprop(VladState *S, Value *sens, const TapeSlot *t, Value s)
         }
         return;
     }
-    const TapeExt *e = t->u.ext;
+    const TapeExt *e = ext_of(c, j);
     for (uint32_t k = 0; k < e->nparents; k++)
         accumulate(S, &sens[e->parents[k]], mul_z(S, e->partials[k], s));
 }
@@ -1125,7 +1170,6 @@ Value vl_ad_starj_result(VladState *S, int64_t tag, Value xnodes, Value y,
     c.sens = vl_gc_alloc((count ? count : 1) * sizeof(Value));
     ad_zip(S, y, ybar, leaf_seed, &c, "*j", "cotangent");
     for (; chunk != NULL; n = chunk->prev_n, chunk = chunk->prev) {
-        const TapeSlot *slots = chunk->slots;
         Value *sens = c.sens + chunk->base;
         for (uint32_t k = n; k-- > 0;) {
             Value s = sens[k];
@@ -1137,7 +1181,7 @@ Value vl_ad_starj_result(VladState *S, int64_t tag, Value xnodes, Value y,
                (through_tape) */
             if (s.tag == VT_UNDEF)
                 continue;
-            backprop(S, c.sens, &slots[k], s);
+            backprop(S, c.sens, chunk, k, s);
         }
     }
     Value xbar = ad_map(S, xnodes, leaf_extract, &c);

@@ -28,6 +28,8 @@
 #ifndef VL_AD_H
 #define VL_AD_H
 
+#include <float.h>
+#include <math.h>
 #include <string.h>
 #include "vm/state.h"
 
@@ -60,99 +62,236 @@ typedef struct PlainDual {
    persistent and recorded nodes never change. */
 #define VL_TAPE_NONE 0xFFFFFFFFu        /* no parent */
 #define VL_TAPE_GENERAL 0xFFFFFFFEu     /* parent of a general slot */
-#define VL_TAPE_CONT 0xFFFFFFFDu        /* parent of a node's second slot */
-/* Tape indices are below 2^30: parent1's top two bits say how its
-   partial is found (vl_tape_parents). */
+#define VL_TAPE_CONT 0xFFFFFFFDu        /* parent of a partial's slot */
+/* Tape indices are below 2^30: the top two bits of a compact node's
+   'parent' say how its partials are found (its class). */
 #define VL_TAPE_INDEX_BITS 30
 #define VL_TAPE_INDEX_MASK ((1u << VL_TAPE_INDEX_BITS) - 1)
 enum {
-    VL_TAPE_SAME = 0,       /* the same partial as parent 0's */
-    VL_TAPE_NEG = 1,        /* its negation (bit for bit) */
-    VL_TAPE_NEXT = 2        /* in the next slot, a VL_TAPE_CONT one */
+    VL_TAPE_UNARY = 0,      /* one parent, partial by a unary rule */
+    VL_TAPE_BINARY = 1,     /* two parents, partials by a binary rule */
+    VL_TAPE_EXPLICIT = 2,   /* partials in the slots that follow */
+    VL_TAPE_FLOAT = 3       /* one parent, its stored partial a float in
+                               parent1 (tape indices stay below
+                               VL_TAPE_INDEX_MASK - 4, so that this class
+                               never reads as VL_TAPE_CONT or above) */
 };
 
+/* How the partials of a compact node are found.  A rule computes them,
+   in the reverse sweep, from the node's primal y and its parents'
+   primals x0, x1, exactly as the operation computed them: they are not
+   stored.  Partials no rule gives (x * c, sin x, atan, expt, a host
+   primitive's...) are stored, each in a slot of its own after the node
+   (VL_TAPE_CONT, the partial in its 'primal'), or, for a node of one
+   parent whose partial is a float exactly (x * 0.5, x * i, x / 4), in
+   the node's own slot (VL_TAPE_FLOAT). */
+enum {
+    VL_RULE_EXPLICIT = 0,
+    /* unary rules (parent1 holds the rule) */
+    VL_RULE_ONE,            /* 1: x + c, c + x, x - c */
+    VL_RULE_MINUS_ONE,      /* -1: c - x */
+    VL_RULE_SQRT,           /* 0.5 / y */
+    VL_RULE_EXP,            /* y */
+    VL_RULE_LOG,            /* 1 / x0 */
+    VL_RULE_FLOOR,          /* 0 */
+    VL_RULE_RDIV,           /* -(y / x0): c / x */
+    /* binary rules (parent1's top bits hold rule - VL_RULE_ADD) */
+    VL_RULE_ADD,            /* 1, 1 */
+    VL_RULE_SUB,            /* 1, -1 */
+    VL_RULE_MUL,            /* x1, x0 */
+    VL_RULE_DIV             /* 1 / x1, -(y / x1) */
+};
+
+/* Whether d is a float exactly (bit for bit, once widened again: the
+   conversions keep the sign of a zero and infinities).  A NaN is not. */
+static inline int vl_tape_is_float(double d)
+{
+    if (d >= -FLT_MAX && d <= FLT_MAX)
+        return (double)(float)d == d;
+    return isinf(d);
+}
+
 /* A node whose primal and partials carry other perturbations: the slot
-   holds a pointer to this record (kept alive by its chunk's ext list). */
+   is marked VL_TAPE_GENERAL and its chunk's exts[ordinal] points at
+   this record. */
 typedef struct TapeExt {
     Value primal;
     Value partials[2];
     uint32_t parents[2];
     uint32_t nparents;
-    struct TapeExt *next;
 } TapeExt;
 
-/* One slot: 24 bytes.  A compact node (plain primal and partials) with
-   no parent or one takes one slot, and so does one with two parents
-   whose partials are equal or opposite (x + y, x - y, x * x); other
-   two-parent nodes (x * y, x / y) take a second slot for the second
-   partial.  A general node (parent == VL_TAPE_GENERAL) points at its
-   TapeExt.  'primal' is always the plain primal (all perturbations
-   removed). */
+/* One slot: 16 bytes.  A compact node (plain primal and partials) takes
+   one slot, and one more per stored partial (VL_RULE_EXPLICIT).  A
+   general node (parent == VL_TAPE_GENERAL) takes as many slots as the
+   compact node of the same operation would, so that a tape has the same
+   layout whatever perturbations its reals carry (vm/ad.c,
+   through_tape).  'primal' is always the plain primal (all
+   perturbations removed); in a VL_TAPE_CONT slot, a stored partial. */
 typedef struct TapeSlot {
     double primal;
-    uint32_t parent;        /* parent 0's tape index, VL_TAPE_NONE (a
-                               leaf), VL_TAPE_GENERAL or VL_TAPE_CONT */
-    uint32_t parent1;       /* parent 1's index | kind << 30, or
+    uint32_t parent;        /* parent 0's tape index | class << 30,
+                               VL_TAPE_NONE (a leaf), VL_TAPE_GENERAL or
+                               VL_TAPE_CONT */
+    uint32_t parent1;       /* VL_TAPE_UNARY: the rule; VL_TAPE_BINARY:
+                               parent 1's index | (rule - VL_RULE_ADD) <<
+                               30; VL_TAPE_EXPLICIT: parent 1's index or
                                VL_TAPE_NONE */
-    union {
-        double partial;     /* parent 0's (a CONT slot: the previous
-                               slot's parent 1's) */
-        TapeExt *ext;
-    } u;
 } TapeSlot;
 
-/* How a node with two parents keeps its second partial d1, given the
-   first d0: as d0 or -d0 (bit for bit) in parent1's top bits, else in a
-   second slot (VL_TAPE_NEXT). */
-static inline uint32_t vl_tape_kind(double d0, double d1)
+/* The rule of a binary op (an InlineId, or IN__COUNT: vm/ad.c's
+   strong-zero product) whose operands a, b are parents (pa, pb) or
+   constants at the tape's level. */
+static inline int vl_tape_rule2(int op, int pa, int pb)
 {
-    uint64_t b0, b1;
-    memcpy(&b0, &d0, sizeof b0);
-    memcpy(&b1, &d1, sizeof b1);
-    if (b1 == b0)
-        return VL_TAPE_SAME;
-    if (b1 == (b0 ^ (UINT64_C(1) << 63)))
-        return VL_TAPE_NEG;
-    return VL_TAPE_NEXT;
+    /* by op, then by which operands are parents: b only, a only, both */
+    static const unsigned char rules[4][3] = {
+        {VL_RULE_ONE, VL_RULE_ONE, VL_RULE_ADD},
+        {VL_RULE_MINUS_ONE, VL_RULE_ONE, VL_RULE_SUB},
+        {VL_RULE_EXPLICIT, VL_RULE_EXPLICIT, VL_RULE_MUL},
+        {VL_RULE_RDIV, VL_RULE_EXPLICIT, VL_RULE_DIV}};
+    if (op == IN__COUNT)
+        op = IN_MUL;
+    if ((unsigned)(op - IN_ADD) > IN_DIV - IN_ADD)
+        return VL_RULE_EXPLICIT;
+    return rules[op - IN_ADD][(pa != 0) * 2 + (pb != 0) - 1];
 }
 
-/* Write the second slot t of a two-parent node, holding the second
-   partial d1 (VL_TAPE_NEXT). */
-static inline void vl_tape_put_cont(TapeSlot *t, double d1)
+/* The rule of a unary op (IN_SQRT .. IN_FLOOR). */
+static inline int vl_tape_rule1(int op)
 {
-    t->primal = 0;
-    t->parent = VL_TAPE_CONT;
-    t->parent1 = VL_TAPE_NONE;
-    t->u.partial = d1;
-}
-
-/* The parents (tape indices) and partials of a compact node, or of a
-   second slot (none): their number. */
-static inline int vl_tape_parents(const TapeSlot *t, uint32_t *p, double *d)
-{
-    if (t->parent >= VL_TAPE_CONT)
-        return 0;
-    p[0] = t->parent;
-    d[0] = t->u.partial;
-    uint32_t q = t->parent1;
-    if (q == VL_TAPE_NONE)
-        return 1;
-    p[1] = q & VL_TAPE_INDEX_MASK;
-    switch (q >> VL_TAPE_INDEX_BITS) {
-    case VL_TAPE_SAME: d[1] = d[0]; break;
-    case VL_TAPE_NEG: d[1] = -d[0]; break;
-    default: d[1] = t[1].u.partial; break;
+    switch (op) {
+    case IN_SQRT: return VL_RULE_SQRT;
+    case IN_EXP: return VL_RULE_EXP;
+    case IN_LOG: return VL_RULE_LOG;
+    case IN_FLOOR: return VL_RULE_FLOOR;
+    default: return VL_RULE_EXPLICIT;   /* sin, cos */
     }
-    return 2;
 }
 
-/* The slots allocated for a chunk of capacity cap: a spare one after
-   them for the second slot of a node that starts in the last. */
-#define VL_TAPE_CHUNK_SLOTS(cap) ((cap) + 1)
+/* The slots of a node of n parents whose partials follow 'rule' (the
+   first partial d0 when they are stored). */
+static inline uint32_t vl_tape_node_slots(int rule, int n, double d0)
+{
+    if (rule != VL_RULE_EXPLICIT || (n == 1 && vl_tape_is_float(d0)))
+        return 1;
+    return 1 + (uint32_t)n;
+}
+
+/* Write compact node t: primal y, parents p0, p1 (VL_TAPE_NONE when
+   absent; p1 only with p0) whose partials d0, d1 follow 'rule'.  Returns
+   the slots it takes. */
+static inline uint32_t vl_tape_put(TapeSlot *t, double y, uint32_t p0,
+                                   double d0, uint32_t p1, double d1,
+                                   int rule)
+{
+    t->primal = y;
+    if (VL_LIKELY(rule != VL_RULE_EXPLICIT)) {  /* p0 is a parent */
+        if (rule < VL_RULE_ADD) {
+            t->parent = p0;
+            t->parent1 = (uint32_t)rule;
+        } else {
+            t->parent = p0 | (uint32_t)VL_TAPE_BINARY << VL_TAPE_INDEX_BITS;
+            t->parent1 = p1 | (uint32_t)(rule - VL_RULE_ADD)
+                                  << VL_TAPE_INDEX_BITS;
+        }
+        return 1;
+    }
+    if (p0 == VL_TAPE_NONE) {
+        t->parent = t->parent1 = VL_TAPE_NONE;
+        return 1;
+    }
+    if (p1 == VL_TAPE_NONE && vl_tape_is_float(d0)) {
+        float f = (float)d0;
+        t->parent = p0 | (uint32_t)VL_TAPE_FLOAT << VL_TAPE_INDEX_BITS;
+        memcpy(&t->parent1, &f, sizeof f);
+        return 1;
+    }
+    t->parent = p0 | (uint32_t)VL_TAPE_EXPLICIT << VL_TAPE_INDEX_BITS;
+    t->parent1 = p1;
+    t[1] = (TapeSlot){d0, VL_TAPE_CONT, 0};
+    if (p1 == VL_TAPE_NONE)
+        return 2;
+    t[2] = (TapeSlot){d1, VL_TAPE_CONT, 0};
+    return 3;
+}
+
+/* The primal of node i of a tape, for the rules that read a parent's:
+   the caller's lookup (vm/ad.c through the chunks, vm/adsweep.c through
+   its directory), given its context. */
+typedef double (*VlTapePrimal)(void *ctx, uint32_t i);
+
+/* The parents p[] and partials d[] of compact node t, its partials
+   computed by its rule where it has one: the number of parents (0 for a
+   leaf), or -1 for a slot holding a partial (VL_TAPE_CONT).  Inlined with
+   a constant 'primal', one switch on the slot's class and rule. */
+static inline int vl_tape_decode(const TapeSlot *t, uint32_t *p, double *d,
+                                 VlTapePrimal primal, void *ctx)
+{
+    uint32_t p0 = t->parent, q = t->parent1;
+    double y = t->primal;
+    switch (p0 >> VL_TAPE_INDEX_BITS) {
+    case VL_TAPE_UNARY:
+        p[0] = p0;
+        switch (q) {
+        case VL_RULE_ONE: d[0] = 1; break;
+        case VL_RULE_MINUS_ONE: d[0] = -1; break;
+        case VL_RULE_SQRT: d[0] = 0.5 / y; break;
+        case VL_RULE_EXP: d[0] = y; break;
+        case VL_RULE_LOG: d[0] = 1 / primal(ctx, p0); break;
+        case VL_RULE_FLOOR: d[0] = 0; break;
+        default: d[0] = -(y / primal(ctx, p0)); break;   /* RDIV */
+        }
+        return 1;
+    case VL_TAPE_BINARY:
+        p[0] = p0 & VL_TAPE_INDEX_MASK;
+        p[1] = q & VL_TAPE_INDEX_MASK;
+        switch (VL_RULE_ADD + (int)(q >> VL_TAPE_INDEX_BITS)) {
+        case VL_RULE_ADD: d[0] = 1; d[1] = 1; break;
+        case VL_RULE_SUB: d[0] = 1; d[1] = -1; break;
+        case VL_RULE_MUL:
+            d[0] = primal(ctx, p[1]);
+            d[1] = primal(ctx, p[0]);
+            break;
+        default: {                                          /* DIV */
+            double x1 = primal(ctx, p[1]);
+            d[0] = 1 / x1;
+            d[1] = -(y / x1);
+            break;
+        }
+        }
+        return 2;
+    case VL_TAPE_EXPLICIT:
+        p[0] = p0 & VL_TAPE_INDEX_MASK;
+        d[0] = t[1].primal;
+        if (q == VL_TAPE_NONE)
+            return 1;
+        p[1] = q;
+        d[1] = t[2].primal;
+        return 2;
+    default:
+        if (p0 >= VL_TAPE_CONT) {               /* a leaf (or general) */
+            p[0] = p[1] = VL_TAPE_NONE;
+            d[0] = d[1] = 0;
+            return p0 == VL_TAPE_CONT ? -1 : 0;
+        }
+        {                                                   /* FLOAT */
+            float f;
+            memcpy(&f, &q, sizeof f);
+            p[0] = p0 & VL_TAPE_INDEX_MASK;
+            d[0] = f;
+        }
+        return 1;
+    }
+}
+
+/* The slots allocated for a chunk of capacity cap: two spare ones after
+   them for the partials of a node that starts in the last. */
+#define VL_TAPE_CHUNK_SLOTS(cap) ((cap) + 2)
 
 typedef struct TapeChunk {
     struct TapeChunk *prev; /* the chunk holding the preceding nodes */
-    TapeExt *ext;           /* general nodes of this chunk */
+    TapeExt **exts;         /* general nodes by ordinal, NULL while none */
     TapeSlot *slots;        /* pointer-free memory */
     int64_t tag;            /* the *j invocation this tape belongs to */
     int64_t compact_tag;    /* tag while every slot of this chunk is a
@@ -171,7 +310,11 @@ typedef struct TapeChunk {
 /* The plain primal of a VT_TAPE value. */
 static inline double vl_tape_primal(Value v)
 {
-    return ((const TapeChunk *)v.as.obj)->slots[v.aux & VL_AUX_BITS].primal;
+    const TapeSlot *t =
+        &((const TapeChunk *)v.as.obj)->slots[v.aux & VL_AUX_BITS];
+    /* a checkpoint may hold a value naming a partial's slot (the end of
+       a suspended tape, vm/cont.c): its primal is 0 */
+    return VL_LIKELY(t->parent != VL_TAPE_CONT) ? t->primal : 0;
 }
 
 /* One active invocation of j* or *j (an entry of S->ad). */

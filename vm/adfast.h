@@ -161,11 +161,13 @@ static inline int vl_ad_node_operand(Value v, int64_t tag, double *x,
 /* The node a binary op makes from plain reals and compact nodes of the
    tape 'tag' -- the caller knows one operand is a node (a binary op of
    two plain reals never comes here): its value, and its parents with
-   their partials (the present ones first, VL_TAPE_NONE after). */
+   their partials (the present ones first, VL_TAPE_NONE after) and the
+   rule that gives the partials (vm/ad.h). */
 typedef struct VlAdNode {
     double y;
     uint32_t p0, p1;        /* parents */
     double d0, d1;          /* their partials */
+    int rule;
 } VlAdNode;
 
 static inline int vl_ad_node_binary(int op, Value a, Value b, int64_t tag,
@@ -176,45 +178,63 @@ static inline int vl_ad_node_binary(int op, Value a, Value b, int64_t tag,
     if (!vl_ad_node_operand(a, tag, &x, &pa)
         || !vl_ad_node_operand(b, tag, &y, &pb))
         return 0;
-    n->y = vl_ad_plain2_inline(op, x, y);
-    vl_ad_partials2(op, x, y, n->y, &da, &db);
-    if (pa == VL_TAPE_NONE)
-        *n = (VlAdNode){n->y, pb, VL_TAPE_NONE, db, 0};
-    else if (pb == VL_TAPE_NONE)
-        *n = (VlAdNode){n->y, pa, VL_TAPE_NONE, da, 0};
+    /* the value and the rule (vl_tape_rule2) in one switch; the partials
+       matter only when stored: a rule computes them again in the sweep */
+    int both = pa != VL_TAPE_NONE && pb != VL_TAPE_NONE, rule;
+    switch (op) {
+    case IN_ADD:
+        n->y = x + y;
+        rule = both ? VL_RULE_ADD : VL_RULE_ONE;
+        break;
+    case IN_SUB:
+        n->y = x - y;
+        rule = both ? VL_RULE_SUB
+               : pa != VL_TAPE_NONE ? VL_RULE_ONE : VL_RULE_MINUS_ONE;
+        break;
+    case IN_MUL:
+        n->y = x * y;
+        rule = both ? VL_RULE_MUL : VL_RULE_EXPLICIT;
+        break;
+    case IN_DIV:
+        n->y = x / y;
+        rule = both ? VL_RULE_DIV
+               : pb != VL_TAPE_NONE ? VL_RULE_RDIV : VL_RULE_EXPLICIT;
+        break;
+    default:
+        n->y = vl_ad_plain2(op, x, y);
+        rule = vl_tape_rule2(op, pa != VL_TAPE_NONE, pb != VL_TAPE_NONE);
+        break;
+    }
+    if (rule == VL_RULE_EXPLICIT)
+        vl_ad_partials2(op, x, y, n->y, &da, &db);
     else
-        *n = (VlAdNode){n->y, pa, pb, da, db};
+        da = db = 0;
+    if (pa == VL_TAPE_NONE)
+        *n = (VlAdNode){n->y, pb, VL_TAPE_NONE, db, 0, rule};
+    else if (pb == VL_TAPE_NONE)
+        *n = (VlAdNode){n->y, pa, VL_TAPE_NONE, da, 0, rule};
+    else
+        *n = (VlAdNode){n->y, pa, pb, da, db, rule};
     return 1;
 }
 
 /* Append a compact node to the innermost *j's tape f when its current
-   chunk can take it in place; 0 otherwise.  A second parent whose
-   partial d1 is d0 or -d0 (bit for bit) is marked so in parent1's top
-   bits; another d1 goes into a second slot (vm/ad.h).  The new node
-   value carries 'mark' (0 or VL_ACTIVE) in its aux. */
+   chunk can take it in place; 0 otherwise.  Its partials d0, d1 follow
+   'rule' (vm/ad.h: stored only when it is VL_RULE_EXPLICIT).  The new
+   node value carries 'mark' (0 or VL_ACTIVE) in its aux. */
 static inline int vl_ad_append(VladState *S, AdFrame *f, double y,
                                uint32_t p0, double d0, uint32_t p1,
-                               double d1, uint32_t mark, Value *out)
+                               double d1, int rule, uint32_t mark,
+                               Value *out)
 {
     TapeChunk *c = f->chunk;
-    uint32_t n = f->n, q = p1, slots = 1;
-    /* a chunk has a spare slot after its capacity, for a second slot */
+    uint32_t n = f->n;
+    /* a chunk has two spare slots after its capacity, for the partials
+       of a node that starts in the last */
     if (VL_UNLIKELY(c == NULL || c->used != n || n >= c->cap))
         return 0;
-    if (p1 != VL_TAPE_NONE) {
-        uint32_t kind = vl_tape_kind(d0, d1);
-        q = p1 | kind << VL_TAPE_INDEX_BITS;
-        slots += kind == VL_TAPE_NEXT;
-    }
-    TapeSlot *t = &c->slots[n];
-    t->primal = y;
-    t->parent = p0;
-    t->parent1 = q;
-    t->u.partial = d0;
-    if (slots == 2) {
-        c->conts++;
-        vl_tape_put_cont(&t[1], d1);
-    }
+    uint32_t slots = vl_tape_put(&c->slots[n], y, p0, d0, p1, d1, rule);
+    c->conts += slots - 1;
     S->tape_nodes++;
     vl_store_obj(out, VT_TAPE, n | mark, c);
     c->used = f->n = n + slots;
@@ -302,7 +322,7 @@ static inline int vl_ad_binary_inline(VladState *S, int op, Value a,
         || !vl_ad_node_binary(op, a, b, S->ad[S->nad - 1].tag, &n))
         return 0;
     return vl_ad_append(S, &S->ad[S->nad - 1], n.y, n.p0, n.d0, n.p1, n.d1,
-                        vl_ad_mark2(a, b), out);
+                        n.rule, vl_ad_mark2(a, b), out);
 }
 
 /* A unary op (IN_SQRT .. IN_FLOOR) on a plain dual or a compact node of
@@ -328,9 +348,15 @@ static inline int vl_ad_unary_inline(VladState *S, int op, Value a,
     uint32_t pa;
     if (!vl_ad_node_operand(a, f->tag, &x, &pa))
         return 0;
-    vl_ad_partial1(op, x, &y, &d);
-    return vl_ad_append(S, f, y, pa, d, VL_TAPE_NONE, 0, a.aux & VL_ACTIVE,
-                        out);
+    int rule = vl_tape_rule1(op);
+    if (rule == VL_RULE_EXPLICIT)
+        vl_ad_partial1(op, x, &y, &d);
+    else {                  /* the sweep's rule gives the partial */
+        y = op == IN_SQRT ? sqrt(x) : vl_prims_math1[op - IN_SQRT](x);
+        d = 0;
+    }
+    return vl_ad_append(S, f, y, pa, d, VL_TAPE_NONE, 0, rule,
+                        a.aux & VL_ACTIVE, out);
 }
 
 /* The primal of a plain real, a plain dual or a tape node, for the

@@ -37,6 +37,8 @@ struct VlSweep {
     Entry *dir;             /* by increasing base */
     uint32_t nchunks;
     uint32_t hit;           /* the entry found last */
+    uint32_t primal_hit;    /* the entry found last for a primal */
+    uint32_t cur;           /* the entry being swept */
     uint32_t spares[CLASSES];   /* by class: an entry holding a spare */
 };
 
@@ -59,6 +61,7 @@ VlSweep *vl_sweep_begin(const TapeChunk *chunk, uint32_t n)
     for (const TapeChunk *c = chunk; c != NULL; c = c->prev)
         k++;
     sw->nchunks = k;
+    sw->hit = sw->primal_hit = 0;
     sw->dir = vl_gc_alloc((k ? k : 1) * sizeof(Entry));
     for (unsigned c = 0; c < CLASSES; c++)
         sw->spares[c] = NO_ENTRY;
@@ -96,9 +99,11 @@ static double *segment(VlSweep *sw, Entry *e)
     return e->sens;
 }
 
-double *vl_sweep_sens(VlSweep *sw, uint32_t i)
+/* The entry of the chunk holding tape index i, starting from entry
+   *hit, which it updates. */
+static Entry *entry_of(VlSweep *sw, uint32_t *hit, uint32_t i)
 {
-    Entry *e = &sw->dir[sw->hit];
+    Entry *e = &sw->dir[*hit];
     if (i < e->base || i >= e->base + e->n) {
         uint32_t lo = 0, hi = sw->nchunks;     /* dir[lo].base <= i */
         while (hi - lo > 1) {
@@ -108,10 +113,27 @@ double *vl_sweep_sens(VlSweep *sw, uint32_t i)
             else
                 hi = mid;
         }
-        sw->hit = lo;
+        *hit = lo;
         e = &sw->dir[lo];
     }
+    return e;
+}
+
+double *vl_sweep_sens(VlSweep *sw, uint32_t i)
+{
+    Entry *e = entry_of(sw, &sw->hit, i);
     return &segment(sw, e)[i - e->base];
+}
+
+/* The primal of node p, a parent of a node of the chunk being swept
+   (sw->cur): nearly always in that chunk. */
+static inline double parent_primal(void *ctx, uint32_t p)
+{
+    VlSweep *sw = ctx;
+    const Entry *e = &sw->dir[sw->cur];
+    if (VL_UNLIKELY(p < e->base))
+        e = entry_of(sw, &sw->primal_hit, p);
+    return e->slots[p - e->base].primal;
 }
 
 /* The sensitivity of parent p of a node of the chunk whose segment is s0
@@ -130,6 +152,7 @@ void vl_sweep_run(VlSweep *sw)
         Entry *e = &sw->dir[k];
         if (e->sens == NULL)    /* nothing to propagate from this chunk */
             continue;
+        sw->cur = k;
         double *s0 = e->sens;
         const TapeSlot *t0 = e->slots;
         uint32_t base = e->base;
@@ -151,39 +174,32 @@ void vl_sweep_run(VlSweep *sw)
                 c0 = c1 = 0;
                 carried = 0;
             }
-            /* a second slot (VL_TAPE_CONT) is never a parent: its
-               sensitivity stays 0 */
+            /* a slot holding a partial (VL_TAPE_CONT) is never a
+               parent: its sensitivity stays 0 */
             if (s == 0)
                 continue;
-            const TapeSlot *t = &t0[j];
-            uint32_t p0 = t->parent, q = t->parent1;
-            if (p0 == VL_TAPE_NONE) {           /* a leaf */
+            uint32_t p[2];
+            double d[2];
+            int n = vl_tape_decode(&t0[j], p, d, parent_primal, sw);
+            if (n == 0) {                       /* a leaf */
                 e->keep = 1;
                 continue;
             }
             uint32_t prev = base + j - 1;       /* j > 0: node j - 1 */
-            double d0 = vl_ad_mulz(t->u.partial, s);
-            if (p0 == prev && j > 0) {
+            double d0 = vl_ad_mulz(d[0], s);
+            if (p[0] == prev && j > 0) {
                 c0 = d0;
                 carried = 1;
             } else
-                *parent_sens(sw, s0, base, p0) += d0;
-            if (q == VL_TAPE_NONE)
+                *parent_sens(sw, s0, base, p[0]) += d0;
+            if (n == 1)
                 continue;
-            /* the second parent's (vl_tape_parents): the same product
-               when its partial is the same */
-            uint32_t kind = q >> VL_TAPE_INDEX_BITS;
-            uint32_t p1 = q & VL_TAPE_INDEX_MASK;
-            double d1 = kind == VL_TAPE_SAME
-                            ? d0
-                            : vl_ad_mulz(kind == VL_TAPE_NEG ? -t->u.partial
-                                                             : t[1].u.partial,
-                                         s);
-            if (p1 == prev && j > 0) {
+            double d1 = vl_ad_mulz(d[1], s);
+            if (p[1] == prev && j > 0) {
                 c1 = d1;
                 carried = 1;
             } else
-                *parent_sens(sw, s0, base, p1) += d1;
+                *parent_sens(sw, s0, base, p[1]) += d1;
         }
         if (!e->keep) {         /* its sensitivities are read no more */
             e->spare = e->sens;
