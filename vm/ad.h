@@ -80,7 +80,7 @@ enum {
 /* How the partials of a compact node are found.  A rule computes them,
    in the reverse sweep, from the node's primal y and its parents'
    primals x0, x1, exactly as the operation computed them: they are not
-   stored.  Partials no rule gives (x * c, sin x, atan, expt, a host
+   stored.  Partials no rule gives (x * c, atan, expt, a host
    primitive's...) are stored, each in a slot of its own after the node
    (VL_TAPE_CONT, the partial in its 'primal'), or, for a node of one
    parent whose partial is a float exactly (x * 0.5, x * i, x / 4), in
@@ -95,6 +95,8 @@ enum {
     VL_RULE_LOG,            /* 1 / x0 */
     VL_RULE_FLOOR,          /* 0 */
     VL_RULE_RDIV,           /* -(y / x0): c / x */
+    VL_RULE_SIN,            /* cos x0 */
+    VL_RULE_COS,            /* 0 - sin x0 */
     /* binary rules (parent1's top bits hold rule - VL_RULE_ADD) */
     VL_RULE_ADD,            /* 1, 1 */
     VL_RULE_SUB,            /* 1, -1 */
@@ -165,7 +167,8 @@ static inline int vl_tape_rule1(int op)
     case IN_EXP: return VL_RULE_EXP;
     case IN_LOG: return VL_RULE_LOG;
     case IN_FLOOR: return VL_RULE_FLOOR;
-    default: return VL_RULE_EXPLICIT;   /* sin, cos */
+    case IN_SIN: return VL_RULE_SIN;
+    default: return VL_RULE_COS;
     }
 }
 
@@ -240,6 +243,8 @@ static inline int vl_tape_decode(const TapeSlot *t, uint32_t *p, double *d,
         case VL_RULE_EXP: d[0] = y; break;
         case VL_RULE_LOG: d[0] = 1 / primal(ctx, p0); break;
         case VL_RULE_FLOOR: d[0] = 0; break;
+        case VL_RULE_SIN: d[0] = cos(primal(ctx, p0)); break;
+        case VL_RULE_COS: d[0] = 0 - sin(primal(ctx, p0)); break;
         default: d[0] = -(y / primal(ctx, p0)); break;   /* RDIV */
         }
         return 1;
