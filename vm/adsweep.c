@@ -38,7 +38,6 @@ struct VlSweep {
     uint32_t nchunks;
     uint32_t hit;           /* the entry found last */
     uint32_t primal_hit;    /* the entry found last for a primal */
-    uint32_t cur;           /* the entry being swept */
     uint32_t spares[CLASSES];   /* by class: an entry holding a spare */
 };
 
@@ -125,14 +124,21 @@ double *vl_sweep_sens(VlSweep *sw, uint32_t i)
     return &segment(sw, e)[i - e->base];
 }
 
-/* The primal of node p, a parent of a node of the chunk being swept
-   (sw->cur): nearly always in that chunk. */
+/* The chunk being swept, for the rules that read a parent's primal. */
+typedef struct Swept {
+    VlSweep *sw;
+    const TapeSlot *t0;     /* its slots */
+    uint32_t base;
+} Swept;
+
+/* The primal of node p, a parent of a node of the chunk being swept:
+   nearly always in that chunk. */
 static inline double parent_primal(void *ctx, uint32_t p)
 {
-    VlSweep *sw = ctx;
-    const Entry *e = &sw->dir[sw->cur];
-    if (VL_UNLIKELY(p < e->base))
-        e = entry_of(sw, &sw->primal_hit, p);
+    const Swept *c = ctx;
+    if (VL_LIKELY(p >= c->base))
+        return c->t0[p - c->base].primal;
+    const Entry *e = entry_of(c->sw, &c->sw->primal_hit, p);
     return e->slots[p - e->base].primal;
 }
 
@@ -152,10 +158,10 @@ void vl_sweep_run(VlSweep *sw)
         Entry *e = &sw->dir[k];
         if (e->sens == NULL)    /* nothing to propagate from this chunk */
             continue;
-        sw->cur = k;
         double *s0 = e->sens;
         const TapeSlot *t0 = e->slots;
         uint32_t base = e->base;
+        Swept swept = {sw, t0, base};
         /* What node j adds to node j - 1 (its parent in a chain, the
            usual case) is carried to the next turn in registers, c0 then
            c1, rather than through s0[j - 1]: the same additions in the
@@ -180,7 +186,7 @@ void vl_sweep_run(VlSweep *sw)
                 continue;
             uint32_t p[2];
             double d[2];
-            int n = vl_tape_decode(&t0[j], p, d, parent_primal, sw);
+            int n = vl_tape_decode(&t0[j], p, d, parent_primal, &swept);
             if (n == 0) {                       /* a leaf */
                 e->keep = 1;
                 continue;
