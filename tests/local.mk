@@ -57,6 +57,8 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/ad/random-grad-2.vlad \
 	%reldir%/ad/random-grad-3.vlad \
 	%reldir%/ad/random-grad-4.vlad \
+	%reldir%/ad/primal-only.vlad \
+	%reldir%/ad/primal-only-rebound.vlad \
 	%reldir%/ad/random-jac-1.vlad \
 	%reldir%/ad/random-jac-2.vlad \
 	%reldir%/ad/random-ckpt-1.vlad \

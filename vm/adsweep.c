@@ -26,7 +26,7 @@ typedef struct Entry {
     double *sens;           /* its sensitivities, NULL while all are 0 */
     double *spare;          /* a segment given back after its sweep */
     uint32_t next_spare;    /* the next entry with a spare of its class */
-    unsigned cls;           /* its segments hold 2^cls + 1 doubles */
+    unsigned cls;           /* its segments hold 2^cls + 2 doubles */
     int keep;               /* a leaf's sensitivity is in sens */
 } Entry;
 
@@ -41,14 +41,14 @@ struct VlSweep {
     uint32_t spares[CLASSES];   /* by class: an entry holding a spare */
 };
 
-/* The class of a chunk of n slots: segments of 2^cls + 1 doubles, the
-   least that holds n (chunks have 2^k + 1 slots, vm/ad.h), so that a
-   segment fits every chunk of its class and a short chunk takes a short
-   one. */
+/* The class of a chunk of n slots: segments of 2^cls + 2 doubles, the
+   least that holds n (chunks have 2^k + 2 slots, the last two for the
+   partials of a node that starts at 2^k - 1, vm/ad.h), so that a segment
+   fits every chunk of its class and a short chunk takes a short one. */
 static unsigned class_of(uint32_t n)
 {
     unsigned k = 0;
-    while (((uint64_t)1 << k) + 1 < n)
+    while (((uint64_t)1 << k) + 2 < n)
         k++;
     return k;
 }
@@ -90,7 +90,7 @@ static double *segment(VlSweep *sw, Entry *e)
             from->spare = NULL;
             sw->spares[e->cls] = from->next_spare;
         } else
-            s = vl_gc_alloc_atomic((((size_t)1 << e->cls) + 1)
+            s = vl_gc_alloc_atomic((((size_t)1 << e->cls) + 2)
                                    * sizeof(double));
         memset(s, 0, e->n * sizeof(double));
         e->sens = s;

@@ -371,10 +371,13 @@ static int to_reg(FuncState *fs, Ast *e)
 
 /* Flag the writers wa and wb (the fs->writer of the operands' to_reg;
    -1: none) of an inline operation's operands, about to be emitted,
-   whose results may be temporaries.  (No helper compiles the operands:
-   a frame more per level of nested arithmetic would lower the nesting
-   the C stack allows, tests/bad-input/limits-deep.sh.) */
-static void mark_temps(FuncState *fs, int wa, int wb)
+   whose results may be temporaries; and, when that operation reads
+   primals only ('primal_reader': a comparison or a sign predicate),
+   those temporaries as needing their primal only (VL_X_PRIMAL).  (No
+   helper compiles the operands: a frame more per level of nested
+   arithmetic would lower the nesting the C stack allows,
+   tests/bad-input/limits-deep.sh.) */
+static void mark_temps(FuncState *fs, int wa, int wb, int primal_reader)
 {
     /* the second first, so that the first's count includes it; every
        instruction that may make a temporary counts, flagged or not (the
@@ -392,7 +395,8 @@ static void mark_temps(FuncState *fs, int wa, int wb)
             temps += temp_writer(i);
         }
         if (safe && temps < VL_TEMP_DUALS - 1)
-            fs->code[writer[k]].x |= VL_X_TEMP;
+            fs->code[writer[k]].x |= VL_X_TEMP
+                                     | (primal_reader ? VL_X_PRIMAL : 0);
     }
 }
 
@@ -438,21 +442,21 @@ static void arith(FuncState *fs, int id, Ast *a, Ast *b, int dest)
     int commut = id == IN_ADD || id == IN_MUL;
     if (is_num_const(b)) {
         int ra = to_reg(fs, a);
-        mark_temps(fs, fs->writer, -1);
+        mark_temps(fs, fs->writer, -1, 0);
         emit(fs, rk[id], xflag(fs), dest, ra, num_const(fs, b));
     } else if (is_num_const(a) && commut) {
         int rb = to_reg(fs, b);
-        mark_temps(fs, fs->writer, -1);
+        mark_temps(fs, fs->writer, -1, 0);
         emit(fs, rk[id], xflag(fs), dest, rb, num_const(fs, a));
     } else if (is_num_const(a)) {
         int rb = to_reg(fs, b);
-        mark_temps(fs, fs->writer, -1);
+        mark_temps(fs, fs->writer, -1, 0);
         emit(fs, id == IN_SUB ? OP_SUBKR : OP_DIVKR, xflag(fs), dest,
              num_const(fs, a), rb);
     } else {
         int ra = to_reg(fs, a), wa = fs->writer;
         int rb = to_reg(fs, b);
-        mark_temps(fs, wa, fs->writer);
+        mark_temps(fs, wa, fs->writer, 0);
         emit(fs, rr[id], xflag(fs), dest, ra, rb);
     }
     fs->freereg = save;
@@ -482,12 +486,12 @@ static void compare_value(FuncState *fs, int id, Ast *a, Ast *b, int dest)
     int x = (id - IN_EQ) | xflag(fs);
     if (is_num_const(b)) {
         int ra = to_reg(fs, a);
-        mark_temps(fs, fs->writer, -1);
+        mark_temps(fs, fs->writer, -1, 1);
         emit(fs, OP_CMPK, x, dest, ra, num_const(fs, b));
     } else {
         int ra = to_reg(fs, a), wa = fs->writer;
         int rb = to_reg(fs, b);
-        mark_temps(fs, wa, fs->writer);
+        mark_temps(fs, wa, fs->writer, 1);
         emit(fs, OP_CMP, x, dest, ra, rb);
     }
     fs->freereg = save;
@@ -515,13 +519,13 @@ static int test_jump(FuncState *fs, Ast *test)
             fs->pos = test->pos;
             if (is_num_const(b)) {
                 int ra = to_reg(fs, a);
-                mark_temps(fs, fs->writer, -1);
+                mark_temps(fs, fs->writer, -1, 1);
                 at = emit(fs, jk[id - IN_EQ], xflag(fs), ra,
                           num_const(fs, b), 0);
             } else {
                 int ra = to_reg(fs, a), wa = fs->writer;
                 int rb = to_reg(fs, b);
-                mark_temps(fs, wa, fs->writer);
+                mark_temps(fs, wa, fs->writer, 1);
                 at = emit(fs, jr[id - IN_EQ], xflag(fs), ra, rb, 0);
             }
             fs->pos = keep;
@@ -531,7 +535,7 @@ static int test_jump(FuncState *fs, Ast *test)
         if (id >= IN_ZEROP && id <= IN_PAIRP) {
             SrcPos keep = fs->pos;
             int ra = to_reg(fs, test->u.app.args[0]);
-            mark_temps(fs, fs->writer, -1);
+            mark_temps(fs, fs->writer, -1, 1);
             fs->pos = test->pos;
             int at = emit(fs, OP_JPRIM1, id | xflag(fs), ra, 0, 0);
             fs->pos = keep;
@@ -587,7 +591,7 @@ static void application(FuncState *fs, Ast *e, int dest, int tail)
     else if (vl_prims_inline_arity(id) == 1) {
         int save = fs->freereg;
         int r = to_reg(fs, args[0]);
-        mark_temps(fs, fs->writer, -1);
+        mark_temps(fs, fs->writer, -1, id >= IN_ZEROP && id <= IN_NEGATIVEP);
         fs->pos = e->pos;
         emit(fs, OP_PRIM1, id | xflag(fs), dest, r, 0);
         fs->freereg = save;
@@ -595,7 +599,7 @@ static void application(FuncState *fs, Ast *e, int dest, int tail)
         int save = fs->freereg;
         int ra = to_reg(fs, args[0]), wa = fs->writer;
         int rb = to_reg(fs, args[1]);
-        mark_temps(fs, wa, fs->writer);
+        mark_temps(fs, wa, fs->writer, 0);
         fs->pos = e->pos;
         emit(fs, OP_PRIM2, id | xflag(fs), dest, ra, rb);
         fs->freereg = save;

@@ -218,6 +218,33 @@ Value vl_vm_apply(VladState *S, Value fn, Value arg)
 #define SHADOWED(id) (VL_UNLIKELY(shadow & BIT(id)) \
                       && !(i->x & VL_X_PRELUDE))
 
+/* The inline operations that read only the primals of reals (and the
+   type tests, which read no real): a rebinding of one of them by the
+   user turns VL_X_PRIMAL off, as the user's procedure may keep its
+   operands. */
+#define PRIMAL_READERS (BIT(IN_EQ) | BIT(IN_LT) | BIT(IN_GT) | BIT(IN_LE) \
+                        | BIT(IN_GE) | BIT(IN_ZEROP) | BIT(IN_POSITIVEP) \
+                        | BIT(IN_NEGATIVEP) | BIT(IN_NULLP) | BIT(IN_PAIRP))
+/* Whether instruction i, an arithmetic operation, needs only its primal
+   (VL_X_PRIMAL, vm/object.h): its one reader is a comparison or a sign
+   predicate, not rebound. */
+#define PRIMAL_ONLY(i) (((i)->x & VL_X_PRIMAL) \
+                        && (!(shadow & PRIMAL_READERS) \
+                            || ((i)->x & VL_X_PRELUDE)))
+
+/* An arithmetic operation that needs only its primal: the primal alone,
+   a plain real, when its operands are plain reals, plain duals or tape
+   nodes (no dual, no tape node: a comparison of the result gives the
+   same answer); 0 otherwise (the usual path follows). */
+static inline int arith_primal_only(int op, Value a, Value b, Value *out)
+{
+    double x, y;
+    if (!vl_ad_plain_primal(a, &x) || !vl_ad_plain_primal(b, &y))
+        return 0;
+    *out = vl_num_marked(vl_ad_plain2_inline(op, x, y), vl_ad_mark2(a, b));
+    return 1;
+}
+
 /* A comparison of two reals that are plain, plain duals or tape nodes
    (comparisons act on primals): 1 or 0, or -1 when the general path is
    needed.  Out of line: inlined, it costs the dispatch loop registers. */
@@ -480,10 +507,18 @@ next:
                 va.aux);
             VM_NEXT();
         }
-        if (inline_id >= IN_SQRT && inline_id <= IN_FLOOR
-            && vl_ad_unary_inline(S, inline_id, va, i->x & VL_X_TEMP,
-                                  &R(i->a)))
-            VM_NEXT();
+        if (inline_id >= IN_SQRT && inline_id <= IN_FLOOR) {
+            double x;
+            if (PRIMAL_ONLY(i) && vl_ad_plain_primal(va, &x)) {
+                R(i->a) = vl_num_marked(
+                    vl_prims_math1[inline_id - IN_SQRT](x),
+                    va.aux & VL_ACTIVE);
+                VM_NEXT();
+            }
+            if (vl_ad_unary_inline(S, inline_id, va, i->x & VL_X_TEMP,
+                                   &R(i->a)))
+                VM_NEXT();
+        }
         SAVE();
         R(i->a) = vl_prims_unary(S, inline_id, vl_ad_untemp(S, va));
         VM_NEXT();
@@ -683,6 +718,8 @@ next:
 arith_slow:
     if (SHADOWED(inline_id))
         goto inline_call2;
+    if (PRIMAL_ONLY(i) && arith_primal_only(inline_id, va, vb, &R(i->a)))
+        VM_NEXT();
     if (VL_LIKELY(vl_ad_binary_inline(S, inline_id, va, vb,
                                       i->x & VL_X_TEMP, &R(i->a))))
         VM_NEXT();
