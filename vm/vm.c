@@ -220,8 +220,10 @@ Value vl_vm_apply(VladState *S, Value fn, Value arg)
 
 /* The inline operations that read only the primals of reals (and the
    type tests, which read no real): a rebinding of one of them by the
-   user turns VL_X_PRIMAL off, as the user's procedure may keep its
-   operands. */
+   user turns VL_X_PRIMAL off, as the user's procedure may return its
+   operands.  (A rebound arithmetic operation between the flagged one and
+   its reader does not: its result goes where the primitive's would, and
+   no procedure's primal result depends on its arguments' derivatives.) */
 #define PRIMAL_READERS (BIT(IN_EQ) | BIT(IN_LT) | BIT(IN_GT) | BIT(IN_LE) \
                         | BIT(IN_GE) | BIT(IN_ZEROP) | BIT(IN_POSITIVEP) \
                         | BIT(IN_NEGATIVEP) | BIT(IN_NULLP) | BIT(IN_PAIRP))
