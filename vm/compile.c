@@ -555,14 +555,18 @@ static int test_jump(FuncState *fs, Ast *test)
             return at;
         }
     }
-    int r = to_reg(fs, test);
+    /* a test's value decides the branch only, which no derivative can
+       change (any real is true) */
+    int r = to_reg_ctx(fs, test, 1);
     int at = emit(fs, OP_JMPF, 0, r, 0, 0);
     fs->freereg = save;
     return at;
 }
 
-/* Generic application. */
-static void call(FuncState *fs, Ast *e, int dest, int tail)
+/* Generic application; 'ctx': its value only primal readers see, and
+   then so do its arguments' (no procedure's primal result depends on its
+   arguments' derivatives). */
+static void call(FuncState *fs, Ast *e, int dest, int tail, int ctx)
 {
     int save = fs->freereg;
     int n = e->u.app.nargs;
@@ -575,8 +579,10 @@ static void call(FuncState *fs, Ast *e, int dest, int tail)
     /* evaluate operator, then operands, into the block */
     fs->freereg = fr + 1 + n;
     expr(fs, e->u.app.fn, fr, 0);
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
+        fs->primal = ctx;
         expr(fs, e->u.app.args[i], fr + 1 + i, 0);
+    }
     fs->pos = e->pos;
     if (tail) {
         emit(fs, OP_TAILCALL, 0, a, n, 0);
@@ -592,7 +598,7 @@ static void application(FuncState *fs, Ast *e, int dest, int tail, int ctx)
 {
     int id = app_inline_id(fs, e);
     if (id < 0) {
-        call(fs, e, dest, tail);
+        call(fs, e, dest, tail, ctx);
         return;
     }
     Ast **args = e->u.app.args;
@@ -684,12 +690,17 @@ static int tuple_arity(Pattern *p)
 
 /* ===== Primal-only values =====
    A value that reaches nothing but comparisons and sign predicates --
-   directly, or through arithmetic, the branches of an if or an or, the
-   body of a let, or a let-bound name all of whose uses are such -- needs
-   its primal only: under j* and *j the arithmetic that makes it computes
+   directly, or through arithmetic, the arguments of a procedure call,
+   the branches of an if or an or, the body of a let, or a let-bound
+   name all of whose uses are such; and an if's test -- needs its primal
+   only: under j* and *j the arithmetic that makes it computes
    a plain real, with no dual and no tape node (VL_X_PRIMAL, vm/vm.c).
    No derivative of such a value can reach a result, so derivatives are
-   those of the full computation.  The compiler passes the property down
+   those of the full computation.  (A call passes the property to its
+   arguments: a procedure's primal result never depends on its
+   arguments' derivatives -- differentiating a program leaves its values
+   as they are, which checkpoint-*j rests on too -- so (< (abs d) e)
+   needs only d's primal.)  The compiler passes the property down
    as it compiles (fs->primal, taken by expr); primal_uses decides it for
    a let-bound name, conservatively: within a budget of nodes and depth,
    and never past an inner binding of a primitive's name (its
@@ -746,8 +757,8 @@ static int primal_uses(FuncState *fs, Ast *e, Symbol *v, int ctx,
                || primal_uses(fs, e->u.lambda.body, v, 0, depth, budget);
     case A_APP: {
         int id = app_inline_id(fs, e);
-        int actx = id < 0 ? 0
-                   : id <= IN_DIV || (id >= IN_SQRT && id <= IN_FLOOR) ? ctx
+        int actx = id < 0 || id <= IN_DIV
+                           || (id >= IN_SQRT && id <= IN_FLOOR) ? ctx
                    : id >= IN_EQ && id <= IN_PAIRP;
         if (id < 0 && !primal_uses(fs, e->u.app.fn, v, 0, depth, budget))
             return 0;
@@ -757,7 +768,7 @@ static int primal_uses(FuncState *fs, Ast *e, Symbol *v, int ctx,
         return 1;
     }
     case A_IF:
-        return primal_uses(fs, e->u.if_.test, v, 0, depth, budget)
+        return primal_uses(fs, e->u.if_.test, v, 1, depth, budget)
                && primal_uses(fs, e->u.if_.then, v, ctx, depth, budget)
                && primal_uses(fs, e->u.if_.els, v, ctx, depth, budget);
     case A_OR:
