@@ -73,9 +73,6 @@ typedef struct FuncState {
     int depth;              /* expressions being compiled, counting those
                                of enclosing lambdas */
     int writer;             /* set by to_reg (mark_temps) */
-    int primal;             /* the next expression compiled has a value
-                               only primal readers see (expr takes it
-                               and clears it; see primal_uses) */
 } FuncState;
 
 /* ===== Growing arrays ===== */
@@ -372,23 +369,15 @@ static int to_reg(FuncState *fs, Ast *e)
     return t;
 }
 
-/* to_reg for an operand whose value only primal readers see when 'ctx'
-   is set (fs->primal, cleared after: a local's register compiles no
-   expression to take it). */
-static int to_reg_ctx(FuncState *fs, Ast *e, int ctx)
-{
-    fs->primal = ctx;
-    int r = to_reg(fs, e);
-    fs->primal = 0;
-    return r;
-}
-
 /* Flag the writers wa and wb (the fs->writer of the operands' to_reg;
    -1: none) of an inline operation's operands, about to be emitted,
-   whose results may be temporaries.  (No helper compiles the operands:
-   a frame more per level of nested arithmetic would lower the nesting
-   the C stack allows, tests/bad-input/limits-deep.sh.) */
-static void mark_temps(FuncState *fs, int wa, int wb)
+   whose results may be temporaries; and, when that operation reads
+   primals only ('primal_reader': a comparison or a sign predicate),
+   those temporaries as needing their primal only (VL_X_PRIMAL).  (No
+   helper compiles the operands: a frame more per level of nested
+   arithmetic would lower the nesting the C stack allows,
+   tests/bad-input/limits-deep.sh.) */
+static void mark_temps(FuncState *fs, int wa, int wb, int primal_reader)
 {
     /* the second first, so that the first's count includes it; every
        instruction that may make a temporary counts, flagged or not (the
@@ -406,7 +395,8 @@ static void mark_temps(FuncState *fs, int wa, int wb)
             temps += temp_writer(i);
         }
         if (safe && temps < VL_TEMP_DUALS - 1)
-            fs->code[writer[k]].x |= VL_X_TEMP;
+            fs->code[writer[k]].x |= VL_X_TEMP
+                                     | (primal_reader ? VL_X_PRIMAL : 0);
     }
 }
 
@@ -443,33 +433,31 @@ static int xflag(FuncState *fs)
     return fs->prelude ? VL_X_PRELUDE : 0;
 }
 
-/* Arithmetic: R[dest] = a OP b with constant forms; 'ctx': its value
-   only primal readers see (VL_X_PRIMAL), and so its operands'. */
-static void arith(FuncState *fs, int id, Ast *a, Ast *b, int dest, int ctx)
+/* Arithmetic: R[dest] = a OP b with constant forms. */
+static void arith(FuncState *fs, int id, Ast *a, Ast *b, int dest)
 {
     int save = fs->freereg;
     static const int rr[] = {OP_ADD, OP_SUB, OP_MUL, OP_DIV};
     static const int rk[] = {OP_ADDK, OP_SUBK, OP_MULK, OP_DIVK};
     int commut = id == IN_ADD || id == IN_MUL;
-    int x = xflag(fs) | (ctx ? VL_X_PRIMAL : 0);
     if (is_num_const(b)) {
-        int ra = to_reg_ctx(fs, a, ctx);
-        mark_temps(fs, fs->writer, -1);
-        emit(fs, rk[id], x, dest, ra, num_const(fs, b));
+        int ra = to_reg(fs, a);
+        mark_temps(fs, fs->writer, -1, 0);
+        emit(fs, rk[id], xflag(fs), dest, ra, num_const(fs, b));
     } else if (is_num_const(a) && commut) {
-        int rb = to_reg_ctx(fs, b, ctx);
-        mark_temps(fs, fs->writer, -1);
-        emit(fs, rk[id], x, dest, rb, num_const(fs, a));
+        int rb = to_reg(fs, b);
+        mark_temps(fs, fs->writer, -1, 0);
+        emit(fs, rk[id], xflag(fs), dest, rb, num_const(fs, a));
     } else if (is_num_const(a)) {
-        int rb = to_reg_ctx(fs, b, ctx);
-        mark_temps(fs, fs->writer, -1);
-        emit(fs, id == IN_SUB ? OP_SUBKR : OP_DIVKR, x, dest,
+        int rb = to_reg(fs, b);
+        mark_temps(fs, fs->writer, -1, 0);
+        emit(fs, id == IN_SUB ? OP_SUBKR : OP_DIVKR, xflag(fs), dest,
              num_const(fs, a), rb);
     } else {
-        int ra = to_reg_ctx(fs, a, ctx), wa = fs->writer;
-        int rb = to_reg_ctx(fs, b, ctx);
-        mark_temps(fs, wa, fs->writer);
-        emit(fs, rr[id], x, dest, ra, rb);
+        int ra = to_reg(fs, a), wa = fs->writer;
+        int rb = to_reg(fs, b);
+        mark_temps(fs, wa, fs->writer, 0);
+        emit(fs, rr[id], xflag(fs), dest, ra, rb);
     }
     fs->freereg = save;
 }
@@ -497,13 +485,13 @@ static void compare_value(FuncState *fs, int id, Ast *a, Ast *b, int dest)
     }
     int x = (id - IN_EQ) | xflag(fs);
     if (is_num_const(b)) {
-        int ra = to_reg_ctx(fs, a, 1);
-        mark_temps(fs, fs->writer, -1);
+        int ra = to_reg(fs, a);
+        mark_temps(fs, fs->writer, -1, 1);
         emit(fs, OP_CMPK, x, dest, ra, num_const(fs, b));
     } else {
-        int ra = to_reg_ctx(fs, a, 1), wa = fs->writer;
-        int rb = to_reg_ctx(fs, b, 1);
-        mark_temps(fs, wa, fs->writer);
+        int ra = to_reg(fs, a), wa = fs->writer;
+        int rb = to_reg(fs, b);
+        mark_temps(fs, wa, fs->writer, 1);
         emit(fs, OP_CMP, x, dest, ra, rb);
     }
     fs->freereg = save;
@@ -530,14 +518,14 @@ static int test_jump(FuncState *fs, Ast *test)
             SrcPos keep = fs->pos;
             fs->pos = test->pos;
             if (is_num_const(b)) {
-                int ra = to_reg_ctx(fs, a, 1);
-                mark_temps(fs, fs->writer, -1);
+                int ra = to_reg(fs, a);
+                mark_temps(fs, fs->writer, -1, 1);
                 at = emit(fs, jk[id - IN_EQ], xflag(fs), ra,
                           num_const(fs, b), 0);
             } else {
-                int ra = to_reg_ctx(fs, a, 1), wa = fs->writer;
-                int rb = to_reg_ctx(fs, b, 1);
-                mark_temps(fs, wa, fs->writer);
+                int ra = to_reg(fs, a), wa = fs->writer;
+                int rb = to_reg(fs, b);
+                mark_temps(fs, wa, fs->writer, 1);
                 at = emit(fs, jr[id - IN_EQ], xflag(fs), ra, rb, 0);
             }
             fs->pos = keep;
@@ -546,8 +534,8 @@ static int test_jump(FuncState *fs, Ast *test)
         }
         if (id >= IN_ZEROP && id <= IN_PAIRP) {
             SrcPos keep = fs->pos;
-            int ra = to_reg_ctx(fs, test->u.app.args[0], 1);
-            mark_temps(fs, fs->writer, -1);
+            int ra = to_reg(fs, test->u.app.args[0]);
+            mark_temps(fs, fs->writer, -1, 1);
             fs->pos = test->pos;
             int at = emit(fs, OP_JPRIM1, id | xflag(fs), ra, 0, 0);
             fs->pos = keep;
@@ -555,18 +543,14 @@ static int test_jump(FuncState *fs, Ast *test)
             return at;
         }
     }
-    /* a test's value decides the branch only, which no derivative can
-       change (any real is true) */
-    int r = to_reg_ctx(fs, test, 1);
+    int r = to_reg(fs, test);
     int at = emit(fs, OP_JMPF, 0, r, 0, 0);
     fs->freereg = save;
     return at;
 }
 
-/* Generic application; 'ctx': its value only primal readers see, and
-   then so do its arguments' (no procedure's primal result depends on its
-   arguments' derivatives). */
-static void call(FuncState *fs, Ast *e, int dest, int tail, int ctx)
+/* Generic application. */
+static void call(FuncState *fs, Ast *e, int dest, int tail)
 {
     int save = fs->freereg;
     int n = e->u.app.nargs;
@@ -579,10 +563,8 @@ static void call(FuncState *fs, Ast *e, int dest, int tail, int ctx)
     /* evaluate operator, then operands, into the block */
     fs->freereg = fr + 1 + n;
     expr(fs, e->u.app.fn, fr, 0);
-    for (int i = 0; i < n; i++) {
-        fs->primal = ctx;
+    for (int i = 0; i < n; i++)
         expr(fs, e->u.app.args[i], fr + 1 + i, 0);
-    }
     fs->pos = e->pos;
     if (tail) {
         emit(fs, OP_TAILCALL, 0, a, n, 0);
@@ -594,33 +576,30 @@ static void call(FuncState *fs, Ast *e, int dest, int tail, int ctx)
     fs->freereg = save;
 }
 
-static void application(FuncState *fs, Ast *e, int dest, int tail, int ctx)
+static void application(FuncState *fs, Ast *e, int dest, int tail)
 {
     int id = app_inline_id(fs, e);
     if (id < 0) {
-        call(fs, e, dest, tail, ctx);
+        call(fs, e, dest, tail);
         return;
     }
     Ast **args = e->u.app.args;
     if (id <= IN_DIV)
-        arith(fs, id, args[0], args[1], dest, ctx);
+        arith(fs, id, args[0], args[1], dest);
     else if (id <= IN_GE)
         compare_value(fs, id, args[0], args[1], dest);
     else if (vl_prims_inline_arity(id) == 1) {
         int save = fs->freereg;
-        int math = id >= IN_SQRT && id <= IN_FLOOR;
-        int r = to_reg_ctx(fs, args[0], math ? ctx : id >= IN_ZEROP
-                                                    && id <= IN_PAIRP);
-        mark_temps(fs, fs->writer, -1);
+        int r = to_reg(fs, args[0]);
+        mark_temps(fs, fs->writer, -1, id >= IN_ZEROP && id <= IN_NEGATIVEP);
         fs->pos = e->pos;
-        emit(fs, OP_PRIM1, id | xflag(fs) | (math && ctx ? VL_X_PRIMAL : 0),
-             dest, r, 0);
+        emit(fs, OP_PRIM1, id | xflag(fs), dest, r, 0);
         fs->freereg = save;
     } else {
         int save = fs->freereg;
         int ra = to_reg(fs, args[0]), wa = fs->writer;
         int rb = to_reg(fs, args[1]);
-        mark_temps(fs, wa, fs->writer);
+        mark_temps(fs, wa, fs->writer, 0);
         fs->pos = e->pos;
         emit(fs, OP_PRIM2, id | xflag(fs), dest, ra, rb);
         fs->freereg = save;
@@ -688,148 +667,7 @@ static int tuple_arity(Pattern *p)
 
 /* ===== Binding forms ===== */
 
-/* ===== Primal-only values =====
-   A value that reaches nothing but comparisons and sign predicates --
-   directly, or through arithmetic, the arguments of a procedure call,
-   the branches of an if or an or, the body of a let, or a let-bound
-   name all of whose uses are such; and an if's test -- needs its primal
-   only: under j* and *j the arithmetic that makes it computes
-   a plain real, with no dual and no tape node (VL_X_PRIMAL, vm/vm.c).
-   No derivative of such a value can reach a result, so derivatives are
-   those of the full computation.  (A call passes the property to its
-   arguments: a procedure's primal result never depends on its
-   arguments' derivatives -- differentiating a program leaves its values
-   as they are, which checkpoint-*j rests on too -- so (< (abs d) e)
-   needs only d's primal.)  The compiler passes the property down
-   as it compiles (fs->primal, taken by expr); primal_uses decides it for
-   a let-bound name, conservatively: within a budget of nodes and depth,
-   and never past an inner binding of a primitive's name (its
-   applications would not be the primitive's). */
-
-#define PRIMAL_SCAN_NODES 2000
-#define PRIMAL_SCAN_DEPTH 48
-
-/* Whether pattern p binds v. */
-static int pattern_binds(const Pattern *p, const Symbol *v)
-{
-    switch (p->kind) {
-    case P_VAR: return p->var == v;
-    case P_CONS: return pattern_binds(p->car, v) || pattern_binds(p->cdr, v);
-    default: return 0;
-    }
-}
-
-/* Whether pattern p binds the name of an inline primitive. */
-static int pattern_binds_inline(FuncState *fs, const Pattern *p)
-{
-    switch (p->kind) {
-    case P_VAR:
-        for (int id = 0; id < IN__COUNT; id++)
-            if (fs->S->inline_cells[id] != NULL
-                && fs->S->inline_cells[id]->name == p->var)
-                return 1;
-        return 0;
-    case P_CONS:
-        return pattern_binds_inline(fs, p->car)
-               || pattern_binds_inline(fs, p->cdr);
-    default:
-        return 0;
-    }
-}
-
-/* Whether every use of v in e (whose own value only primal readers see
-   when ctx is set) is seen by primal readers only; 0 when unsure. */
-static int primal_uses(FuncState *fs, Ast *e, Symbol *v, int ctx,
-                       int depth, int *budget)
-{
-    if (--*budget < 0 || depth > PRIMAL_SCAN_DEPTH)
-        return 0;
-    depth++;
-    switch (e->kind) {
-    case A_CONST:
-        return 1;
-    case A_VAR:
-        return e->u.var != v || ctx;
-    case A_LAMBDA:
-        if (pattern_binds_inline(fs, e->u.lambda.param))
-            return 0;
-        return pattern_binds(e->u.lambda.param, v)
-               || primal_uses(fs, e->u.lambda.body, v, 0, depth, budget);
-    case A_APP: {
-        int id = app_inline_id(fs, e);
-        int actx = id < 0 || id <= IN_DIV
-                           || (id >= IN_SQRT && id <= IN_FLOOR) ? ctx
-                   : id >= IN_EQ && id <= IN_PAIRP;
-        if (id < 0 && !primal_uses(fs, e->u.app.fn, v, 0, depth, budget))
-            return 0;
-        for (int i = 0; i < e->u.app.nargs; i++)
-            if (!primal_uses(fs, e->u.app.args[i], v, actx, depth, budget))
-                return 0;
-        return 1;
-    }
-    case A_IF:
-        return primal_uses(fs, e->u.if_.test, v, 1, depth, budget)
-               && primal_uses(fs, e->u.if_.then, v, ctx, depth, budget)
-               && primal_uses(fs, e->u.if_.els, v, ctx, depth, budget);
-    case A_OR:
-        return primal_uses(fs, e->u.or_.first, v, ctx, depth, budget)
-               && primal_uses(fs, e->u.or_.second, v, ctx, depth, budget);
-    case A_LET: {
-        int shadowed = 0;
-        for (int i = 0; i < e->u.let.n; i++) {
-            const Pattern *p = e->u.let.pats[i];
-            if (pattern_binds_inline(fs, p))
-                return 0;
-            shadowed |= pattern_binds(p, v);
-        }
-        for (int i = 0; i < e->u.let.n; i++) {
-            const Pattern *p = e->u.let.pats[i];
-            int ictx = p->kind == P_VAR
-                       && primal_uses(fs, e->u.let.body, p->var, ctx, depth,
-                                      budget);
-            if (!primal_uses(fs, e->u.let.inits[i], v, ictx, depth, budget))
-                return 0;
-        }
-        return shadowed
-               || primal_uses(fs, e->u.let.body, v, ctx, depth, budget);
-    }
-    case A_LETREC:
-        for (int i = 0; i < e->u.letrec.n; i++) {
-            if (e->u.letrec.names[i] == v)
-                return 1;
-            for (int id = 0; id < IN__COUNT; id++)
-                if (fs->S->inline_cells[id] != NULL
-                    && fs->S->inline_cells[id]->name
-                           == e->u.letrec.names[i])
-                    return 0;
-        }
-        for (int i = 0; i < e->u.letrec.n; i++)
-            if (!primal_uses(fs, e->u.letrec.lambdas[i], v, 0, depth, budget))
-                return 0;
-        return primal_uses(fs, e->u.letrec.body, v, ctx, depth, budget);
-    case A_CONS:
-        return primal_uses(fs, e->u.cons.car, v, 0, depth, budget)
-               && primal_uses(fs, e->u.cons.cdr, v, 0, depth, budget);
-    }
-    return 0;
-}
-
-/* Whether the init of binding i of let e (whose value only primal
-   readers see when ctx is set) needs its primal only: a name whose every
-   use in the body is seen by primal readers only. */
-static int primal_binding(FuncState *fs, Ast *e, int i, int ctx)
-{
-    const Pattern *p = e->u.let.pats[i];
-    if (p->kind != P_VAR)
-        return 0;
-    for (int k = 0; k < e->u.let.n; k++)
-        if (pattern_binds_inline(fs, e->u.let.pats[k]))
-            return 0;
-    int budget = PRIMAL_SCAN_NODES;
-    return primal_uses(fs, e->u.let.body, p->var, ctx, 0, &budget);
-}
-
-static void let_form(FuncState *fs, Ast *e, int dest, int tail, int ctx)
+static void let_form(FuncState *fs, Ast *e, int dest, int tail)
 {
     int save = fs->freereg;
     int savevars = fs->nvars;
@@ -838,7 +676,6 @@ static void let_form(FuncState *fs, Ast *e, int dest, int tail, int ctx)
     for (int i = 0; i < n; i++) {
         Ast *init = e->u.let.inits[i];
         regs[i] = alloc_reg(fs);
-        fs->primal = primal_binding(fs, e, i, ctx);
         expr(fs, init, regs[i], 0);
     }
     for (int i = 0; i < n; i++) {
@@ -846,7 +683,6 @@ static void let_form(FuncState *fs, Ast *e, int dest, int tail, int ctx)
         int minfo = p->kind == P_VAR ? 0 : add_match(fs, p, regs[i]);
         bind_pattern(fs, p, regs[i], minfo);
     }
-    fs->primal = ctx;
     expr(fs, e->u.let.body, dest, tail);
     fs->nvars = savevars;
     fs->freereg = save;
@@ -889,7 +725,7 @@ static void letrec_form(FuncState *fs, Ast *e, int dest, int tail)
 
 /* ===== Expressions ===== */
 
-static void expr_node(FuncState *fs, Ast *e, int dest, int tail, int ctx)
+static void expr_node(FuncState *fs, Ast *e, int dest, int tail)
 {
     fs->pos = e->pos;
     switch (e->kind) {
@@ -933,17 +769,15 @@ static void expr_node(FuncState *fs, Ast *e, int dest, int tail, int ctx)
         break;
     }
     case A_APP:
-        application(fs, e, dest, tail, ctx);
+        application(fs, e, dest, tail);
         return;
     case A_IF: {
         int jf = test_jump(fs, e->u.if_.test);
-        fs->primal = ctx;
         expr(fs, e->u.if_.then, dest, tail);
         int jend = -1;
         if (!tail)
             jend = emit(fs, OP_JMP, 0, 0, 0, 0);
         patch_here(fs, jf);
-        fs->primal = ctx;
         expr(fs, e->u.if_.els, dest, tail);
         if (!tail)
             patch_here(fs, jend);
@@ -952,17 +786,14 @@ static void expr_node(FuncState *fs, Ast *e, int dest, int tail, int ctx)
     case A_OR: {
         int save = fs->freereg;
         int r = tail ? alloc_reg(fs) : dest;
-        fs->primal = ctx;
         expr(fs, e->u.or_.first, r, 0);
         if (tail) {
             int j = emit(fs, OP_JMPF, 0, r, 0, 0);
             emit_return_reg(fs, r);
             patch_here(fs, j);
-            fs->primal = ctx;
             expr(fs, e->u.or_.second, dest, 1);
         } else {
             int j = emit(fs, OP_JMPT, 0, r, 0, 0);
-            fs->primal = ctx;
             expr(fs, e->u.or_.second, dest, 0);
             patch_here(fs, j);
         }
@@ -970,7 +801,7 @@ static void expr_node(FuncState *fs, Ast *e, int dest, int tail, int ctx)
         return;
     }
     case A_LET:
-        let_form(fs, e, dest, tail, ctx);
+        let_form(fs, e, dest, tail);
         return;
     case A_LETREC:
         letrec_form(fs, e, dest, tail);
@@ -991,14 +822,10 @@ static void expr_node(FuncState *fs, Ast *e, int dest, int tail, int ctx)
 
 static void expr(FuncState *fs, Ast *e, int dest, int tail)
 {
-    int ctx = fs->primal;       /* taken here, so that nothing below sees
-                                   it unless passed on explicitly */
-    fs->primal = 0;
     check_stack(fs, e->pos, "expression");
     fs->depth++;
-    expr_node(fs, e, dest, tail, ctx);
+    expr_node(fs, e, dest, tail);
     fs->depth--;
-    fs->primal = 0;
 }
 
 /* ===== Liveness ===== */

@@ -218,21 +218,15 @@ Value vl_vm_apply(VladState *S, Value fn, Value arg)
 #define SHADOWED(id) (VL_UNLIKELY(shadow & BIT(id)) \
                       && !(i->x & VL_X_PRELUDE))
 
-/* The inline operations that read only the primals of reals (and the
-   type tests, which read no real): a rebinding of one of them by the
-   user turns VL_X_PRIMAL off, as the user's procedure may return its
-   operands.  (A rebound arithmetic operation between the flagged one and
-   its reader does not: its result goes where the primitive's would, and
-   no procedure's primal result depends on its arguments' derivatives.) */
-#define PRIMAL_READERS (BIT(IN_EQ) | BIT(IN_LT) | BIT(IN_GT) | BIT(IN_LE) \
-                        | BIT(IN_GE) | BIT(IN_ZEROP) | BIT(IN_POSITIVEP) \
-                        | BIT(IN_NEGATIVEP) | BIT(IN_NULLP) | BIT(IN_PAIRP))
 /* Whether instruction i, an arithmetic operation, needs only its primal
    (VL_X_PRIMAL, vm/object.h): its one reader is a comparison or a sign
-   predicate, not rebound. */
+   predicate, and no inline primitive is rebound by the user -- then
+   nothing but loads and inline operations of the primitives run between
+   the two, no step, so no checkpoint can capture the plain value (the
+   (co)tangent of a checkpoint carries those of every real of its state),
+   and the reader is the primitive, which returns a boolean. */
 #define PRIMAL_ONLY(i) (((i)->x & VL_X_PRIMAL) \
-                        && (!(shadow & PRIMAL_READERS) \
-                            || ((i)->x & VL_X_PRELUDE)))
+                        && (shadow == 0 || ((i)->x & VL_X_PRELUDE)))
 
 /* An arithmetic operation that needs only its primal: the primal alone,
    a plain real, when its operands are plain reals, plain duals or tape
