@@ -216,12 +216,6 @@ static const TapeExt *ext_of(const TapeChunk *c, uint32_t j)
     return c->exts[j];
 }
 
-/* The plain primal in slot t (0 for a partial's slot: vl_tape_primal). */
-static double slot_primal(const TapeSlot *t)
-{
-    return t->parent == VL_TAPE_CONT ? 0 : t->primal;
-}
-
 /* The plain primal of node i of the tape that chunk c ends (i is on the
    prefix c sees: a parent of one of c's nodes). */
 static double primal_at_index(void *c, uint32_t i)
@@ -473,7 +467,7 @@ static Value primal_at(Value v, int at)
         return dual_primal(v);
     const TapeSlot *t = slot_of(v);
     return is_general(t) ? ext_of(v.as.obj, ordinal_of(v))->primal
-                         : vl_num(slot_primal(t));
+                         : vl_num(vl_tape_primal(v));
 }
 
 /* Build the result at tag 't' from primal 'y', operands and partials. */

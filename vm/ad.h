@@ -146,17 +146,19 @@ typedef struct TapeSlot {
    constants at the tape's level. */
 static inline int vl_tape_rule2(int op, int pa, int pb)
 {
-    /* by op, then by which operands are parents: b only, a only, both */
-    static const unsigned char rules[4][3] = {
-        {VL_RULE_ONE, VL_RULE_ONE, VL_RULE_ADD},
-        {VL_RULE_MINUS_ONE, VL_RULE_ONE, VL_RULE_SUB},
-        {VL_RULE_EXPLICIT, VL_RULE_EXPLICIT, VL_RULE_MUL},
-        {VL_RULE_RDIV, VL_RULE_EXPLICIT, VL_RULE_DIV}};
-    if (op == IN__COUNT)
-        op = IN_MUL;
-    if ((unsigned)(op - IN_ADD) > IN_DIV - IN_ADD)
+    switch (op) {
+    case IN_ADD:
+        return pa && pb ? VL_RULE_ADD : VL_RULE_ONE;
+    case IN_SUB:
+        return pa && pb ? VL_RULE_SUB : pa ? VL_RULE_ONE : VL_RULE_MINUS_ONE;
+    case IN_MUL:
+    case IN__COUNT:
+        return pa && pb ? VL_RULE_MUL : VL_RULE_EXPLICIT;
+    case IN_DIV:
+        return pa && pb ? VL_RULE_DIV : pb ? VL_RULE_RDIV : VL_RULE_EXPLICIT;
+    default:
         return VL_RULE_EXPLICIT;
-    return rules[op - IN_ADD][(pa != 0) * 2 + (pb != 0) - 1];
+    }
 }
 
 /* The rule of a unary op (IN_SQRT .. IN_FLOOR). */
@@ -204,7 +206,9 @@ static inline uint32_t vl_tape_put(TapeSlot *t, double y, uint32_t p0,
         t->parent = t->parent1 = VL_TAPE_NONE;
         return 1;
     }
-    if (p1 == VL_TAPE_NONE && vl_tape_is_float(d0)) {
+    int n = 1 + (p1 != VL_TAPE_NONE);
+    uint32_t slots = vl_tape_node_slots(rule, n, d0);
+    if (slots == 1) {                   /* one partial, a float exactly */
         float f = (float)d0;
         t->parent = p0 | (uint32_t)VL_TAPE_FLOAT << VL_TAPE_INDEX_BITS;
         memcpy(&t->parent1, &f, sizeof f);
@@ -213,10 +217,9 @@ static inline uint32_t vl_tape_put(TapeSlot *t, double y, uint32_t p0,
     t->parent = p0 | (uint32_t)VL_TAPE_EXPLICIT << VL_TAPE_INDEX_BITS;
     t->parent1 = p1;
     t[1] = (TapeSlot){d0, VL_TAPE_CONT, 0};
-    if (p1 == VL_TAPE_NONE)
-        return 2;
-    t[2] = (TapeSlot){d1, VL_TAPE_CONT, 0};
-    return 3;
+    if (n == 2)
+        t[2] = (TapeSlot){d1, VL_TAPE_CONT, 0};
+    return slots;
 }
 
 /* The primal of node i of a tape, for the rules that read a parent's:

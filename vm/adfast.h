@@ -178,33 +178,10 @@ static inline int vl_ad_node_binary(int op, Value a, Value b, int64_t tag,
     if (!vl_ad_node_operand(a, tag, &x, &pa)
         || !vl_ad_node_operand(b, tag, &y, &pb))
         return 0;
-    /* the value and the rule (vl_tape_rule2) in one switch; the partials
-       matter only when stored: a rule computes them again in the sweep */
-    int both = pa != VL_TAPE_NONE && pb != VL_TAPE_NONE, rule;
-    switch (op) {
-    case IN_ADD:
-        n->y = x + y;
-        rule = both ? VL_RULE_ADD : VL_RULE_ONE;
-        break;
-    case IN_SUB:
-        n->y = x - y;
-        rule = both ? VL_RULE_SUB
-               : pa != VL_TAPE_NONE ? VL_RULE_ONE : VL_RULE_MINUS_ONE;
-        break;
-    case IN_MUL:
-        n->y = x * y;
-        rule = both ? VL_RULE_MUL : VL_RULE_EXPLICIT;
-        break;
-    case IN_DIV:
-        n->y = x / y;
-        rule = both ? VL_RULE_DIV
-               : pb != VL_TAPE_NONE ? VL_RULE_RDIV : VL_RULE_EXPLICIT;
-        break;
-    default:
-        n->y = vl_ad_plain2(op, x, y);
-        rule = vl_tape_rule2(op, pa != VL_TAPE_NONE, pb != VL_TAPE_NONE);
-        break;
-    }
+    n->y = vl_ad_plain2_inline(op, x, y);
+    int rule = vl_tape_rule2(op, pa != VL_TAPE_NONE, pb != VL_TAPE_NONE);
+    /* the partials matter only when stored: a rule computes them again
+       in the sweep */
     if (rule == VL_RULE_EXPLICIT)
         vl_ad_partials2(op, x, y, n->y, &da, &db);
     else
@@ -352,7 +329,7 @@ static inline int vl_ad_unary_inline(VladState *S, int op, Value a,
     if (rule == VL_RULE_EXPLICIT)
         vl_ad_partial1(op, x, &y, &d);
     else {                  /* the sweep's rule gives the partial */
-        y = op == IN_SQRT ? sqrt(x) : vl_prims_math1[op - IN_SQRT](x);
+        y = vl_prims_math1_at(op, x);
         d = 0;
     }
     return vl_ad_append(S, f, y, pa, d, VL_TAPE_NONE, 0, rule,

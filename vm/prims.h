@@ -10,6 +10,7 @@
 #ifndef VL_PRIMS_H
 #define VL_PRIMS_H
 
+#include <math.h>
 #include "vm/state.h"
 
 /* Bind every primitive in the prelude environment and record the builtin
@@ -51,5 +52,12 @@ VL_INTERNAL int vl_prims_predicate(VladState *S, int id, Value a);
 /* Plain-double versions of the unary math primitives IN_SQRT..IN_FLOOR,
    indexed by id - IN_SQRT. */
 extern VL_INTERNAL double (*const vl_prims_math1[])(double);
+
+/* Unary math primitive id (IN_SQRT..IN_FLOOR) on a plain double; sqrt
+   inline (one instruction). */
+static inline double vl_prims_math1_at(int id, double x)
+{
+    return id == IN_SQRT ? sqrt(x) : vl_prims_math1[id - IN_SQRT](x);
+}
 
 #endif

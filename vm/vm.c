@@ -496,19 +496,15 @@ next:
         }
         if (VL_LIKELY(va.tag == VT_NUM && inline_id >= IN_SQRT
                       && inline_id <= IN_FLOOR)) {
-            double x = va.as.num;      /* sqrt: one instruction */
-            R(i->a) = vl_num_marked(
-                inline_id == IN_SQRT ? sqrt(x)
-                                     : vl_prims_math1[inline_id - IN_SQRT](x),
-                va.aux);
+            R(i->a) = vl_num_marked(vl_prims_math1_at(inline_id, va.as.num),
+                                    va.aux);
             VM_NEXT();
         }
         if (inline_id >= IN_SQRT && inline_id <= IN_FLOOR) {
             double x;
             if (PRIMAL_ONLY(i) && vl_ad_plain_primal(va, &x)) {
-                R(i->a) = vl_num_marked(
-                    vl_prims_math1[inline_id - IN_SQRT](x),
-                    va.aux & VL_ACTIVE);
+                R(i->a) = vl_num_marked(vl_prims_math1_at(inline_id, x),
+                                        va.aux & VL_ACTIVE);
                 VM_NEXT();
             }
             if (vl_ad_unary_inline(S, inline_id, va, i->x & VL_X_TEMP,
