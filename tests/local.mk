@@ -59,6 +59,8 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/ad/random-grad-4.vlad \
 	%reldir%/ad/primal-only.vlad \
 	%reldir%/ad/primal-only-rebound.vlad \
+	%reldir%/ad/primal-only-random-1.vlad \
+	%reldir%/ad/primal-only-random-2.vlad \
 	%reldir%/ad/random-jac-1.vlad \
 	%reldir%/ad/random-jac-2.vlad \
 	%reldir%/ad/random-ckpt-1.vlad \
@@ -380,7 +382,8 @@ TESTS += \
 	$(VLAD_UNIT_TESTS) \
 	%reldir%/check-listed \
 	%reldir%/conformance.sh \
-	%reldir%/cpj/run-corpus.sh
+	%reldir%/cpj/run-corpus.sh \
+	%reldir%/ad/tape-nodes.sh
 
 TEST_EXTENSIONS = .vlad .sh
 VLAD_LOG_COMPILER = $(SHELL) $(srcdir)/%reldir%/run-golden
@@ -412,6 +415,8 @@ EXTRA_DIST += \
 	%reldir%/cpj/run-corpus.sh \
 	%reldir%/cpj/runner.py \
 	%reldir%/ad/gen-random.py \
+	%reldir%/ad/gen-primal-only.py \
+	%reldir%/ad/tape-nodes.sh \
 	$(VLAD_UNIT_SUPPORT) \
 	$(VLAD_GOLDEN_TESTS) \
 	$(VLAD_EXAMPLE_TESTS) \

@@ -371,13 +371,11 @@ static int to_reg(FuncState *fs, Ast *e)
 
 /* Flag the writers wa and wb (the fs->writer of the operands' to_reg;
    -1: none) of an inline operation's operands, about to be emitted,
-   whose results may be temporaries; and, when that operation reads
-   primals only ('primal_reader': a comparison or a sign predicate),
-   those temporaries as needing their primal only (VL_X_PRIMAL).  (No
+   whose results may be temporaries.  (No
    helper compiles the operands: a frame more per level of nested
    arithmetic would lower the nesting the C stack allows,
    tests/bad-input/limits-deep.sh.) */
-static void mark_temps(FuncState *fs, int wa, int wb, int primal_reader)
+static void mark_temps(FuncState *fs, int wa, int wb)
 {
     /* the second first, so that the first's count includes it; every
        instruction that may make a temporary counts, flagged or not (the
@@ -395,8 +393,7 @@ static void mark_temps(FuncState *fs, int wa, int wb, int primal_reader)
             temps += temp_writer(i);
         }
         if (safe && temps < VL_TEMP_DUALS - 1)
-            fs->code[writer[k]].x |= VL_X_TEMP
-                                     | (primal_reader ? VL_X_PRIMAL : 0);
+            fs->code[writer[k]].x |= VL_X_TEMP;
     }
 }
 
@@ -442,21 +439,21 @@ static void arith(FuncState *fs, int id, Ast *a, Ast *b, int dest)
     int commut = id == IN_ADD || id == IN_MUL;
     if (is_num_const(b)) {
         int ra = to_reg(fs, a);
-        mark_temps(fs, fs->writer, -1, 0);
+        mark_temps(fs, fs->writer, -1);
         emit(fs, rk[id], xflag(fs), dest, ra, num_const(fs, b));
     } else if (is_num_const(a) && commut) {
         int rb = to_reg(fs, b);
-        mark_temps(fs, fs->writer, -1, 0);
+        mark_temps(fs, fs->writer, -1);
         emit(fs, rk[id], xflag(fs), dest, rb, num_const(fs, a));
     } else if (is_num_const(a)) {
         int rb = to_reg(fs, b);
-        mark_temps(fs, fs->writer, -1, 0);
+        mark_temps(fs, fs->writer, -1);
         emit(fs, id == IN_SUB ? OP_SUBKR : OP_DIVKR, xflag(fs), dest,
              num_const(fs, a), rb);
     } else {
         int ra = to_reg(fs, a), wa = fs->writer;
         int rb = to_reg(fs, b);
-        mark_temps(fs, wa, fs->writer, 0);
+        mark_temps(fs, wa, fs->writer);
         emit(fs, rr[id], xflag(fs), dest, ra, rb);
     }
     fs->freereg = save;
@@ -486,12 +483,12 @@ static void compare_value(FuncState *fs, int id, Ast *a, Ast *b, int dest)
     int x = (id - IN_EQ) | xflag(fs);
     if (is_num_const(b)) {
         int ra = to_reg(fs, a);
-        mark_temps(fs, fs->writer, -1, 1);
+        mark_temps(fs, fs->writer, -1);
         emit(fs, OP_CMPK, x, dest, ra, num_const(fs, b));
     } else {
         int ra = to_reg(fs, a), wa = fs->writer;
         int rb = to_reg(fs, b);
-        mark_temps(fs, wa, fs->writer, 1);
+        mark_temps(fs, wa, fs->writer);
         emit(fs, OP_CMP, x, dest, ra, rb);
     }
     fs->freereg = save;
@@ -519,13 +516,13 @@ static int test_jump(FuncState *fs, Ast *test)
             fs->pos = test->pos;
             if (is_num_const(b)) {
                 int ra = to_reg(fs, a);
-                mark_temps(fs, fs->writer, -1, 1);
+                mark_temps(fs, fs->writer, -1);
                 at = emit(fs, jk[id - IN_EQ], xflag(fs), ra,
                           num_const(fs, b), 0);
             } else {
                 int ra = to_reg(fs, a), wa = fs->writer;
                 int rb = to_reg(fs, b);
-                mark_temps(fs, wa, fs->writer, 1);
+                mark_temps(fs, wa, fs->writer);
                 at = emit(fs, jr[id - IN_EQ], xflag(fs), ra, rb, 0);
             }
             fs->pos = keep;
@@ -535,7 +532,7 @@ static int test_jump(FuncState *fs, Ast *test)
         if (id >= IN_ZEROP && id <= IN_PAIRP) {
             SrcPos keep = fs->pos;
             int ra = to_reg(fs, test->u.app.args[0]);
-            mark_temps(fs, fs->writer, -1, 1);
+            mark_temps(fs, fs->writer, -1);
             fs->pos = test->pos;
             int at = emit(fs, OP_JPRIM1, id | xflag(fs), ra, 0, 0);
             fs->pos = keep;
@@ -591,7 +588,7 @@ static void application(FuncState *fs, Ast *e, int dest, int tail)
     else if (vl_prims_inline_arity(id) == 1) {
         int save = fs->freereg;
         int r = to_reg(fs, args[0]);
-        mark_temps(fs, fs->writer, -1, id >= IN_ZEROP && id <= IN_NEGATIVEP);
+        mark_temps(fs, fs->writer, -1);
         fs->pos = e->pos;
         emit(fs, OP_PRIM1, id | xflag(fs), dest, r, 0);
         fs->freereg = save;
@@ -599,7 +596,7 @@ static void application(FuncState *fs, Ast *e, int dest, int tail)
         int save = fs->freereg;
         int ra = to_reg(fs, args[0]), wa = fs->writer;
         int rb = to_reg(fs, args[1]);
-        mark_temps(fs, wa, fs->writer, 0);
+        mark_temps(fs, wa, fs->writer);
         fs->pos = e->pos;
         emit(fs, OP_PRIM2, id | xflag(fs), dest, ra, rb);
         fs->freereg = save;
@@ -965,42 +962,105 @@ static void use_def(const Proto *p, const Instr *i, uint64_t *use,
     }
 }
 
+/* How the primal-only analysis sees an instruction (compute_liveness). */
+typedef enum PrimalUse {
+    PU_FULL,     /* reads its operands as values; runs no step */
+    PU_PRIMAL,   /* reads the primals only: a comparison, a sign or type
+                    predicate, a truth test */
+    PU_MOVE,     /* passes its operand on: as its destination is read */
+    PU_WRITER,   /* arithmetic: reads its operands as its result is read */
+    PU_STEP      /* may run a step (a checkpoint may capture the frame's
+                    live registers), or reads as values */
+} PrimalUse;
+
+static PrimalUse primal_use(const Instr *i)
+{
+    int id = i->x & VL_X_ID;
+    switch (i->op) {
+    case OP_MOVE:
+        return PU_MOVE;
+    case OP_CMP: case OP_CMPK: case OP_JMPF: case OP_JMPT: case OP_JPRIM1:
+    case OP_JLT: case OP_JLE: case OP_JGT: case OP_JGE: case OP_JEQ:
+    case OP_JLTK: case OP_JLEK: case OP_JGTK: case OP_JGEK: case OP_JEQK:
+        return PU_PRIMAL;
+    case OP_PRIM1:
+        if (id >= IN_ZEROP && id <= IN_PAIRP)
+            return PU_PRIMAL;
+        if (id == IN_CAR || id == IN_CDR)   /* a non-pair: a call */
+            return PU_STEP;
+        return temp_writer(i) ? PU_WRITER : PU_FULL;
+    case OP_LOADK: case OP_GETGLOBAL: case OP_GETFREE: case OP_SELF:
+    case OP_CLOSURE: case OP_SETFREE: case OP_CONS: case OP_JMP:
+    case OP_PRIM2:
+        return PU_FULL;
+    default:
+        return temp_writer(i) ? PU_WRITER : PU_STEP;
+    }
+}
+
+/* Registers live after each call-capable instruction (p->live), and, in
+   the same backward pass (all jumps go forward), the arithmetic whose
+   result needs its primal only: flagged VL_X_PRIMAL (vm/vm.c).  'full'
+   is the set of registers whose value is read as a value on some path
+   before it is written again: by a call, a return, a cons, a closure, a
+   global, a pattern, or by an operation that is itself full -- or that
+   is live across an instruction that may run a step, where a checkpoint
+   would hold it (the (co)tangent of a checkpoint carries those of the
+   reals of its frames).  A value never full is read by comparisons and
+   predicates only, through arithmetic and moves, with no step while it
+   is live: its derivative can be seen nowhere. */
 static void compute_liveness(Proto *p)
 {
     int w = (p->nregs + 2 + 63) / 64;
     p->livewords = (uint16_t)w;
     size_t n = p->ncode;
-    uint64_t *in = vl_gc_alloc_atomic((n + 1) * (size_t)w * 8);
-    memset(in, 0, (n + 1) * (size_t)w * 8);
+    uint64_t *in = vl_gc_alloc_atomic((n + 1) * (size_t)w * 8 * 2);
+    memset(in, 0, (n + 1) * (size_t)w * 8 * 2);
+    uint64_t *fin = in + (n + 1) * (size_t)w;
     p->live = vl_gc_alloc_atomic(n * (size_t)w * 8 + 8);
     memset(p->live, 0, n * (size_t)w * 8 + 8);
-    uint64_t use[w], def[w], out[w];
+    uint64_t use[w], def[w], out[w], fout[w];
     for (size_t k = n; k-- > 0;) {
-        const Instr *i = &p->code[k];
+        Instr *i = &p->code[k];
         memset(out, 0, sizeof out);
+        memset(fout, 0, sizeof fout);
         int falls = i->op != OP_JMP && i->op != OP_RETURN
                     && i->op != OP_TAILCALL;
         if (falls && k + 1 < n)
-            for (int j = 0; j < w; j++)
+            for (int j = 0; j < w; j++) {
                 out[j] |= in[(k + 1) * w + j];
+                fout[j] |= fin[(k + 1) * w + j];
+            }
         if (is_jump(i->op)) {
             size_t t = k + 1 + (size_t)(int16_t)i->c;
             if (t < n)
-                for (int j = 0; j < w; j++)
+                for (int j = 0; j < w; j++) {
                     out[j] |= in[t * w + j];
+                    fout[j] |= fin[t * w + j];
+                }
         }
         memset(use, 0, sizeof use);
         memset(def, 0, sizeof def);
         use_def(p, i, use, def);
+        uint64_t *l = &p->live[k * w];
         if (is_call_capable(i->op)) {
-            uint64_t *l = &p->live[k * w];
             for (int j = 0; j < w; j++)
                 l[j] = out[j];
             if (!is_jump(i->op))
                 clear_bit(l, i->a);
         }
-        for (int j = 0; j < w; j++)
+        PrimalUse pu = primal_use(i);
+        int dest_full = (fout[i->a >> 6] >> (i->a & 63)) & 1;
+        if (pu == PU_WRITER && !dest_full)
+            i->x |= VL_X_PRIMAL;
+        int reads_full = pu == PU_FULL || pu == PU_STEP
+                         || ((pu == PU_WRITER || pu == PU_MOVE) && dest_full);
+        for (int j = 0; j < w; j++) {
             in[k * w + j] = use[j] | (out[j] & ~def[j]);
+            fin[k * w + j] = (fout[j] & ~def[j]) | (reads_full ? use[j] : 0)
+                             | (pu != PU_STEP ? 0
+                                : i->op == OP_CALL ? l[j] : out[j]);
+        }
     }
 }
 

@@ -52,10 +52,11 @@ typedef struct Instr {
    temporary duals, not the heap (vm/adfast.h, vm/compile.c's
    mark_temps). */
 #define VL_X_TEMP 0x40
-/* Flag in Instr.x of such an operation whose reader acts on primals only
-   (a comparison, zero?, positive?, negative?): unless the user has
-   rebound an inline primitive, it computes the primal alone, a plain
-   real, with no dual or tape node (vm/vm.c, PRIMAL_ONLY). */
+/* Flag in Instr.x of an arithmetic operation whose result, and every
+   value computed from it, only comparisons and predicates read, with no
+   step while it is live (vm/compile.c, compute_liveness): unless the
+   user has rebound an inline primitive, it computes the primal alone, a
+   plain real, with no dual or tape node (vm/vm.c, PRIMAL_ONLY). */
 #define VL_X_PRIMAL 0x20
 /* The inline id in Instr.x of PRIM1, PRIM2, JPRIM1 (and the comparison
    of CMP, CMPK): every id is below 32 (vm/state.h). */

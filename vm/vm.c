@@ -219,12 +219,12 @@ Value vl_vm_apply(VladState *S, Value fn, Value arg)
                       && !(i->x & VL_X_PRELUDE))
 
 /* Whether instruction i, an arithmetic operation, needs only its primal
-   (VL_X_PRIMAL, vm/object.h): its one reader is a comparison or a sign
-   predicate, and no inline primitive is rebound by the user -- then
-   nothing but loads and inline operations of the primitives run between
-   the two, no step, so no checkpoint can capture the plain value (the
-   (co)tangent of a checkpoint carries those of every real of its state),
-   and the reader is the primitive, which returns a boolean. */
+   (VL_X_PRIMAL, vm/object.h): its result reaches comparisons and
+   predicates only, and no step runs while it is live, so no checkpoint
+   can capture the plain value (the (co)tangent of a checkpoint carries
+   those of every real of its state) -- provided no inline primitive is
+   rebound by the user: one could then call the user's procedure, a step,
+   or give it the value. */
 #define PRIMAL_ONLY(i) (((i)->x & VL_X_PRIMAL) \
                         && (shadow == 0 || ((i)->x & VL_X_PRELUDE)))
 
