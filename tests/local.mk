@@ -148,6 +148,10 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/cpj/slots-one.vlad \
 	%reldir%/errors/apply-boolean.vlad \
 	%reldir%/errors/apply-list.vlad \
+	%reldir%/errors/arith-list-operand.vlad \
+	%reldir%/errors/compare-constant-first-list.vlad \
+	%reldir%/errors/compare-list-operand.vlad \
+	%reldir%/errors/compare-variadic-non-real.vlad \
 	%reldir%/errors/apply-number.vlad \
 	%reldir%/errors/apply-result.vlad \
 	%reldir%/errors/backtrace-long.vlad \
@@ -287,6 +291,7 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/lang/toplevel-definitions.vlad \
 	%reldir%/lang/toplevel-late-binding.vlad \
 	%reldir%/lang/toplevel-redefine-prims.vlad \
+	%reldir%/lang/toplevel-redefine-compare-constant.vlad \
 	%reldir%/lang/toplevel-shadow-prelude.vlad \
 	%reldir%/lang/tuples-convention.vlad \
 	%reldir%/lang/tuples-mixed-arity.vlad \

@@ -336,8 +336,12 @@ static inline int vl_ad_unary_inline(VladState *S, int op, Value a,
                         a.aux & VL_ACTIVE, out);
 }
 
-/* The primal of a plain real, a plain dual or a tape node, for the
-   comparisons (which act on primals); 0 for anything else. */
+/* The plain primal of a real (a plain real, a dual of any depth or a
+   tape node), for the comparisons, which act on primals, and for
+   primal-only arithmetic (VL_X_PRIMAL), which must skip its node whatever
+   perturbations its operands carry (a tape suspended in a checkpoint is
+   laid out the same with and without an enclosing j* or *j); 0 for
+   anything else. */
 static inline int vl_ad_plain_primal(Value v, double *x)
 {
     if (VL_LIKELY(v.tag == VT_TAPE)) {  /* the usual case: *j (comparisons
@@ -349,9 +353,8 @@ static inline int vl_ad_plain_primal(Value v, double *x)
     switch (v.tag) {
     case VT_NUM: *x = v.as.num; return 1;
     case VT_DUAL:
-        if (!(v.aux & VL_AUX_BITS))
-            return 0;
-        *x = ((const PlainDual *)v.as.obj)->primal;
+        *x = v.aux & VL_AUX_BITS ? ((const PlainDual *)v.as.obj)->primal
+                                 : vl_value_primal(v);
         return 1;
     default: return 0;
     }

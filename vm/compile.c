@@ -473,14 +473,15 @@ static int swap_cmp(int id)
 /* Comparison as a value. */
 static void compare_value(FuncState *fs, int id, Ast *a, Ast *b, int dest)
 {
-    int save = fs->freereg;
+    int save = fs->freereg, swapped = 0;
     if (is_num_const(a) && !is_num_const(b)) {
         Ast *t = a;
         a = b;
         b = t;
         id = swap_cmp(id);
+        swapped = VL_X_SWAPPED;
     }
-    int x = (id - IN_EQ) | xflag(fs);
+    int x = (id - IN_EQ) | xflag(fs) | swapped;
     if (is_num_const(b)) {
         int ra = to_reg(fs, a);
         mark_temps(fs, fs->writer, -1);
@@ -502,11 +503,13 @@ static int test_jump(FuncState *fs, Ast *test)
         int id = app_inline_id(fs, test);
         if (id >= IN_EQ && id <= IN_GE) {
             Ast *a = test->u.app.args[0], *b = test->u.app.args[1];
+            int swapped = 0;
             if (is_num_const(a) && !is_num_const(b)) {
                 Ast *t = a;
                 a = b;
                 b = t;
                 id = swap_cmp(id);
+                swapped = VL_X_SWAPPED;
             }
             static const int jr[] = {OP_JEQ, OP_JLT, OP_JGT, OP_JLE, OP_JGE};
             static const int jk[] = {OP_JEQK, OP_JLTK, OP_JGTK, OP_JLEK,
@@ -517,7 +520,7 @@ static int test_jump(FuncState *fs, Ast *test)
             if (is_num_const(b)) {
                 int ra = to_reg(fs, a);
                 mark_temps(fs, fs->writer, -1);
-                at = emit(fs, jk[id - IN_EQ], xflag(fs), ra,
+                at = emit(fs, jk[id - IN_EQ], xflag(fs) | swapped, ra,
                           num_const(fs, b), 0);
             } else {
                 int ra = to_reg(fs, a), wa = fs->writer;

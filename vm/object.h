@@ -58,9 +58,16 @@ typedef struct Instr {
    user has rebound an inline primitive, it computes the primal alone, a
    plain real, with no dual or tape node (vm/vm.c, PRIMAL_ONLY). */
 #define VL_X_PRIMAL 0x20
-/* The inline id in Instr.x of PRIM1, PRIM2, JPRIM1 (and the comparison
-   of CMP, CMPK): every id is below 32 (vm/state.h). */
+/* Flag in Instr.x of CMPK and of the J..K comparisons: the source had
+   the constant first, (< 1 x), compiled as (> x 1); a call to the user's
+   rebinding of the comparison, and its error messages, take the source's
+   operator and order. */
+#define VL_X_SWAPPED 0x10
+/* The inline id in Instr.x of PRIM1, PRIM2, JPRIM1: every id is below
+   32 (vm/state.h); the comparison of CMP, CMPK (id - IN_EQ, below
+   VL_X_SWAPPED). */
 #define VL_X_ID 0x1f
+#define VL_X_CMP 0x0f
 
 /* Source line and column of one instruction. */
 typedef struct Loc {

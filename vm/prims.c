@@ -68,8 +68,22 @@ static Value arith_values(VladState *S, int id, Value a, Value b)
     return vl_ad_binary(S, id, real_value(S, who, a), real_value(S, who, b));
 }
 
+/* The operands after the first of a variadic call, the tail 'b' of its
+   tuple: (op x y z) passes (x y . z).  A tail that is a list, '() at its
+   end, is a binary call given a list, (op x '(y z)): an error naming
+   that list, as the inline operation on the same operands reports it. */
+static void check_tail(VladState *S, const char *who, Value b)
+{
+    Value t = b;
+    while (IS_PAIR(t))
+        t = AS_PAIR(t)->cdr;
+    if (IS_NIL(t) && IS_PAIR(b))
+        type_error(S, who, "a real", b);
+}
+
 Value vl_prims_arith(VladState *S, int id, Value a, Value b)
 {
+    check_tail(S, inline_names[id], b);
     Value acc = a;
     while (IS_PAIR(b)) {
         acc = arith_values(S, id, acc, AS_PAIR(b)->car);
@@ -86,6 +100,7 @@ Value vl_prims_binary(VladState *S, int id, Value a, Value b)
 int vl_prims_compare(VladState *S, int id, Value a, Value b)
 {
     const char *who = inline_names[id];
+    check_tail(S, who, b);
     double x = real_arg(S, who, a);
     int ok = 1;
     while (IS_PAIR(b)) {
@@ -94,7 +109,15 @@ int vl_prims_compare(VladState *S, int id, Value a, Value b)
         x = y;
         b = AS_PAIR(b)->cdr;
     }
-    return ok && vl_prims_compare2(id, x, real_arg(S, who, b));
+    double y = real_arg(S, who, b);     /* checked whatever 'ok' is */
+    return ok && vl_prims_compare2(id, x, y);
+}
+
+int vl_prims_compare_two(VladState *S, int id, Value a, Value b)
+{
+    const char *who = inline_names[id];
+    double x = real_arg(S, who, a);
+    return vl_prims_compare2(id, x, real_arg(S, who, b));
 }
 
 static double floor_(double x)

@@ -30,10 +30,14 @@ VL_INTERNAL void vl_prims_bind_inline_cells(VladState *S);
 /* Number of arguments an inline id takes (1 or 2). */
 VL_INTERNAL int vl_prims_inline_arity(int id);
 
-/* General paths of the inline operations (any argument kinds; raise on
-   bad ones).  'id' is an InlineId. */
+/* The primitive procedures + - * / and the comparisons, given their
+   tuple (a . b): b is a real, or the rest of a variadic call (a b c) =
+   (a b . c).  Any argument kinds; raise on bad ones.  'id' is an
+   InlineId. */
 VL_INTERNAL Value vl_prims_arith(VladState *S, int id, Value a, Value b);
 VL_INTERNAL int vl_prims_compare(VladState *S, int id, Value a, Value b);
+/* General paths of the inline operations: exactly two operands. */
+VL_INTERNAL int vl_prims_compare_two(VladState *S, int id, Value a, Value b);
 /* A comparison InlineId (IN_EQ .. IN_GE) on two plain doubles. */
 static inline int vl_prims_compare2(int id, double a, double b)
 {

@@ -252,6 +252,18 @@ static VL_NOINLINE int compare_primals(int id, Value a, Value b)
     return -1;
 }
 
+/* A comparison compiled with its operands swapped (VL_X_SWAPPED): the
+   source's operator and order, for a call to the user's rebinding of it
+   and for error messages. */
+static void unswap(int *id, Value *a, Value *b)
+{
+    static const int back[] = {IN_EQ, IN_GT, IN_LT, IN_GE, IN_LE};
+    Value t = *a;
+    *a = *b;
+    *b = t;
+    *id = back[*id - IN_EQ];
+}
+
 /* The general path of inline arithmetic, out of line (the dispatch
    loop's registers): temporary duals are copied to the heap first, as a
    general node may keep an operand (vm/adfast.h). */
@@ -263,7 +275,7 @@ static VL_NOINLINE Value arith_general(VladState *S, int op, Value a,
     Value r;
     if (vl_ad_binary_fast(S, op, a, b, &r))
         return r;
-    return vl_prims_arith(S, op, a, b);
+    return vl_prims_binary(S, op, a, b);
 }
 
 /* Copy the temporary duals among v[0 .. end - v) to the heap. */
@@ -443,22 +455,22 @@ next:
     VM_CASE(CMP) {
         va = R(i->b);
         vb = R(i->c);
-        inline_id = IN_EQ + (i->x & VL_X_ID);
+        inline_id = IN_EQ + (i->x & VL_X_CMP);
         goto compare_value;
     }
     VM_CASE(CMPK) {
         va = R(i->b);
         vb = K[i->c];
-        inline_id = IN_EQ + (i->x & VL_X_ID);
+        inline_id = IN_EQ + (i->x & VL_X_CMP);
         goto compare_value;
     }
 
-#define JCMP(name, id, expr_b, OPER) \
+#define JCMP(name, id, expr_b, OPER, rebound) \
     VM_CASE(name) { \
         va = R(i->a); \
         vb = expr_b; \
         if (VL_LIKELY(va.tag == VT_NUM && vb.tag == VT_NUM \
-                      && !(shadow & BIT(id)))) { \
+                      && !(shadow & (rebound)))) { \
             if (!(va.as.num OPER vb.as.num)) \
                 ip += OFF(i); \
             VM_NEXT(); \
@@ -466,16 +478,18 @@ next:
         inline_id = id; \
         goto jcompare_slow; \
     }
-    JCMP(JLT, IN_LT, R(i->b), <)
-    JCMP(JLE, IN_LE, R(i->b), <=)
-    JCMP(JGT, IN_GT, R(i->b), >)
-    JCMP(JGE, IN_GE, R(i->b), >=)
-    JCMP(JEQ, IN_EQ, R(i->b), ==)
-    JCMP(JLTK, IN_LT, K[i->b], <)
-    JCMP(JLEK, IN_LE, K[i->b], <=)
-    JCMP(JGTK, IN_GT, K[i->b], >)
-    JCMP(JGEK, IN_GE, K[i->b], >=)
-    JCMP(JEQK, IN_EQ, K[i->b], ==)
+    /* a J..K may be swapped (VL_X_SWAPPED): the rebinding of either
+       comparison sends it to the slow path, which sorts it out */
+    JCMP(JLT, IN_LT, R(i->b), <, BIT(IN_LT))
+    JCMP(JLE, IN_LE, R(i->b), <=, BIT(IN_LE))
+    JCMP(JGT, IN_GT, R(i->b), >, BIT(IN_GT))
+    JCMP(JGE, IN_GE, R(i->b), >=, BIT(IN_GE))
+    JCMP(JEQ, IN_EQ, R(i->b), ==, BIT(IN_EQ))
+    JCMP(JLTK, IN_LT, K[i->b], <, BIT(IN_LT) | BIT(IN_GT))
+    JCMP(JLEK, IN_LE, K[i->b], <=, BIT(IN_LE) | BIT(IN_GE))
+    JCMP(JGTK, IN_GT, K[i->b], >, BIT(IN_GT) | BIT(IN_LT))
+    JCMP(JGEK, IN_GE, K[i->b], >=, BIT(IN_GE) | BIT(IN_LE))
+    JCMP(JEQK, IN_EQ, K[i->b], ==, BIT(IN_EQ))
 #undef JCMP
 
     VM_CASE(PRIM1) {
@@ -720,6 +734,8 @@ arith_slow:
     VM_NEXT();
 
 compare_value:
+    if (VL_UNLIKELY(i->x & VL_X_SWAPPED))
+        unswap(&inline_id, &va, &vb);
     if (SHADOWED(inline_id))
         goto inline_call2;
     {
@@ -730,10 +746,12 @@ compare_value:
         }
     }
     SAVE();
-    R(i->a) = vl_bool(vl_prims_compare(S, inline_id, va, vb));
+    R(i->a) = vl_bool(vl_prims_compare_two(S, inline_id, va, vb));
     VM_NEXT();
 
 jcompare_slow:
+    if (VL_UNLIKELY(i->x & VL_X_SWAPPED))
+        unswap(&inline_id, &va, &vb);
     if (SHADOWED(inline_id))
         goto inline_call2;
     {
@@ -749,7 +767,7 @@ jcompare_slow:
         }
     }
     SAVE();
-    if (!vl_prims_compare(S, inline_id, va, vb))
+    if (!vl_prims_compare_two(S, inline_id, va, vb))
         ip += OFF(i);
     VM_NEXT();
 
