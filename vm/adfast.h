@@ -75,6 +75,12 @@ static inline void vl_ad_partials2(int op, double a, double b, double y,
 static inline void vl_ad_partial1(int op, double x, double *y, double *d)
 {
     double s, c;
+    if (VL_LIKELY(op == IN_SQRT)) {     /* the common one, without the
+                                           switch's jump table */
+        *y = sqrt(x);
+        *d = 0.5 / *y;
+        return;
+    }
     switch (op) {
     case IN_SIN:            /* sincos gives the same bits as sin, cos */
         sincos(x, &s, &c);
@@ -86,7 +92,6 @@ static inline void vl_ad_partial1(int op, double x, double *y, double *d)
         *y = c;
         *d = 0 - s;
         break;
-    case IN_SQRT: *y = sqrt(x); *d = 0.5 / *y; break;
     case IN_EXP: *y = exp(x); *d = *y; break;
     case IN_LOG: *y = log(x); *d = 1 / x; break;
     default: *y = floor(x); *d = 0; break;
@@ -125,11 +130,24 @@ static inline int vl_ad_dual_binary(int op, Value a, Value b, int64_t *tag,
         || !vl_ad_dual_operand(b, &tb, &y, &dy)
         || (ta < 0 && tb < 0) || (ta >= 0 && tb >= 0 && ta != tb))
         return 0;
-    *r = vl_ad_plain2_inline(op, x, y);
-    vl_ad_partials2(op, x, y, *r, &da, &db);
-    if (ta >= 0 && tb >= 0)
-        *t = vl_ad_mulz(da, dx) + vl_ad_mulz(db, dy);
-    else
+    switch (op) {           /* one dispatch for the value and partials */
+    case IN_ADD: *r = x + y; da = 1; db = 1; break;
+    case IN_SUB: *r = x - y; da = 1; db = -1; break;
+    case IN_MUL: *r = x * y; da = y; db = x; break;
+    case IN_DIV: *r = x / y; da = 1 / y; db = -(*r / y); break;
+    default:
+        *r = vl_ad_plain2_inline(op, x, y);
+        vl_ad_partials2(op, x, y, *r, &da, &db);
+        break;
+    }
+    if (ta >= 0 && tb >= 0) {
+        /* a sum that is neither zero nor NaN has no product that is NaN,
+           and a zero product adds nothing to a nonzero other: it is the
+           sum of the strong-zero products (one test instead of two) */
+        double s = da * dx + db * dy;
+        *t = VL_LIKELY(fabs(s) > 0) ? s
+                                    : vl_ad_mulz(da, dx) + vl_ad_mulz(db, dy);
+    } else
         *t = ta >= 0 ? vl_ad_mulz(da, dx) : vl_ad_mulz(db, dy);
     *t = 0.0 + *t;
     *tag = ta >= 0 ? ta : tb;
