@@ -149,8 +149,10 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/errors/apply-boolean.vlad \
 	%reldir%/errors/apply-list.vlad \
 	%reldir%/errors/arith-list-operand.vlad \
+	%reldir%/errors/arith-two-non-reals.vlad \
 	%reldir%/errors/compare-constant-first-list.vlad \
 	%reldir%/errors/compare-list-operand.vlad \
+	%reldir%/errors/compare-variadic-first-non-real.vlad \
 	%reldir%/errors/compare-variadic-non-real.vlad \
 	%reldir%/errors/apply-number.vlad \
 	%reldir%/errors/apply-result.vlad \
@@ -291,6 +293,7 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/lang/toplevel-definitions.vlad \
 	%reldir%/lang/toplevel-late-binding.vlad \
 	%reldir%/lang/toplevel-redefine-prims.vlad \
+	%reldir%/lang/toplevel-redefine-arith-constant.vlad \
 	%reldir%/lang/toplevel-redefine-compare-constant.vlad \
 	%reldir%/lang/toplevel-shadow-prelude.vlad \
 	%reldir%/lang/tuples-convention.vlad \

@@ -444,7 +444,8 @@ static void arith(FuncState *fs, int id, Ast *a, Ast *b, int dest)
     } else if (is_num_const(a) && commut) {
         int rb = to_reg(fs, b);
         mark_temps(fs, fs->writer, -1);
-        emit(fs, rk[id], xflag(fs), dest, rb, num_const(fs, a));
+        emit(fs, rk[id], xflag(fs) | VL_X_SWAPPED, dest, rb,
+             num_const(fs, a));
     } else if (is_num_const(a)) {
         int rb = to_reg(fs, b);
         mark_temps(fs, fs->writer, -1);

@@ -58,10 +58,11 @@ typedef struct Instr {
    user has rebound an inline primitive, it computes the primal alone, a
    plain real, with no dual or tape node (vm/vm.c, PRIMAL_ONLY). */
 #define VL_X_PRIMAL 0x20
-/* Flag in Instr.x of CMPK and of the J..K comparisons: the source had
-   the constant first, (< 1 x), compiled as (> x 1); a call to the user's
-   rebinding of the comparison, and its error messages, take the source's
-   operator and order. */
+/* Flag in Instr.x of CMPK, of the J..K comparisons and of ADDK, MULK:
+   the source had the constant first, (< 1 x) compiled as (> x 1), (+ 1 x)
+   as (+ x 1); a call to the user's rebinding of the operator, and the
+   error messages of a comparison, take the source's operator and
+   order. */
 #define VL_X_SWAPPED 0x10
 /* The inline id in Instr.x of PRIM1, PRIM2, JPRIM1: every id is below
    32 (vm/state.h); the comparison of CMP, CMPK (id - IN_EQ, below

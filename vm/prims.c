@@ -65,15 +65,19 @@ static Value arith_values(VladState *S, int id, Value a, Value b)
         return vl_num_marked(vl_ad_plain2(id, a.as.num, b.as.num),
                              a.aux | b.aux);
     const char *who = inline_names[id];
-    return vl_ad_binary(S, id, real_value(S, who, a), real_value(S, who, b));
+    Value x = real_value(S, who, a);    /* the first operand checked first */
+    Value y = real_value(S, who, b);
+    return vl_ad_binary(S, id, x, y);
 }
 
-/* The operands after the first of a variadic call, the tail 'b' of its
-   tuple: (op x y z) passes (x y . z).  A tail that is a list, '() at its
-   end, is a binary call given a list, (op x '(y z)): an error naming
-   that list, as the inline operation on the same operands reports it. */
-static void check_tail(VladState *S, const char *who, Value b)
+/* The operands of a variadic call: its tuple (a . b), (op x y z) passes
+   (x y . z).  The first is checked first; then a tail b that is a list,
+   '() at its end, is a binary call given a list, (op x '(y z)): an error
+   naming that list, as the inline operation on the same operands reports
+   it. */
+static void check_operands(VladState *S, const char *who, Value a, Value b)
 {
+    real_value(S, who, a);
     Value t = b;
     while (IS_PAIR(t))
         t = AS_PAIR(t)->cdr;
@@ -83,7 +87,7 @@ static void check_tail(VladState *S, const char *who, Value b)
 
 Value vl_prims_arith(VladState *S, int id, Value a, Value b)
 {
-    check_tail(S, inline_names[id], b);
+    check_operands(S, inline_names[id], a, b);
     Value acc = a;
     while (IS_PAIR(b)) {
         acc = arith_values(S, id, acc, AS_PAIR(b)->car);
@@ -100,7 +104,7 @@ Value vl_prims_binary(VladState *S, int id, Value a, Value b)
 int vl_prims_compare(VladState *S, int id, Value a, Value b)
 {
     const char *who = inline_names[id];
-    check_tail(S, who, b);
+    check_operands(S, who, a, b);
     double x = real_arg(S, who, a);
     int ok = 1;
     while (IS_PAIR(b)) {

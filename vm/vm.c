@@ -722,8 +722,14 @@ next:
 
     /* ===== Slow paths of inline operations ===== */
 arith_slow:
-    if (SHADOWED(inline_id))
+    if (SHADOWED(inline_id)) {
+        if (VL_UNLIKELY(i->x & VL_X_SWAPPED)) {   /* (+ 1 x) as (+ x 1) */
+            Value t = va;
+            va = vb;
+            vb = t;
+        }
         goto inline_call2;
+    }
     if (PRIMAL_ONLY(i) && arith_primal_only(inline_id, va, vb, &R(i->a)))
         VM_NEXT();
     if (VL_LIKELY(vl_ad_binary_inline(S, inline_id, va, vb,
