@@ -130,16 +130,8 @@ static inline int vl_ad_dual_binary(int op, Value a, Value b, int64_t *tag,
         || !vl_ad_dual_operand(b, &tb, &y, &dy)
         || (ta < 0 && tb < 0) || (ta >= 0 && tb >= 0 && ta != tb))
         return 0;
-    switch (op) {           /* one dispatch for the value and partials */
-    case IN_ADD: *r = x + y; da = 1; db = 1; break;
-    case IN_SUB: *r = x - y; da = 1; db = -1; break;
-    case IN_MUL: *r = x * y; da = y; db = x; break;
-    case IN_DIV: *r = x / y; da = 1 / y; db = -(*r / y); break;
-    default:
-        *r = vl_ad_plain2_inline(op, x, y);
-        vl_ad_partials2(op, x, y, *r, &da, &db);
-        break;
-    }
+    *r = vl_ad_plain2_inline(op, x, y);
+    vl_ad_partials2(op, x, y, *r, &da, &db);
     if (ta >= 0 && tb >= 0) {
         /* a sum that is neither zero nor NaN has no product that is NaN,
            and a zero product adds nothing to a nonzero other: it is the

@@ -371,10 +371,9 @@ static int to_reg(FuncState *fs, Ast *e)
 
 /* Flag the writers wa and wb (the fs->writer of the operands' to_reg;
    -1: none) of an inline operation's operands, about to be emitted,
-   whose results may be temporaries.  (No
-   helper compiles the operands: a frame more per level of nested
-   arithmetic would lower the nesting the C stack allows,
-   tests/bad-input/limits-deep.sh.) */
+   whose results may be temporaries.  (No helper compiles the operands:
+   a frame more per level of nested arithmetic would lower the nesting
+   the C stack allows, tests/bad-input/limits-deep.sh.) */
 static void mark_temps(FuncState *fs, int wa, int wb)
 {
     /* the second first, so that the first's count includes it; every
@@ -460,17 +459,6 @@ static void arith(FuncState *fs, int id, Ast *a, Ast *b, int dest)
     fs->freereg = save;
 }
 
-static int swap_cmp(int id)
-{
-    switch (id) {
-    case IN_LT: return IN_GT;
-    case IN_GT: return IN_LT;
-    case IN_LE: return IN_GE;
-    case IN_GE: return IN_LE;
-    default: return id;
-    }
-}
-
 /* Comparison as a value. */
 static void compare_value(FuncState *fs, int id, Ast *a, Ast *b, int dest)
 {
@@ -479,7 +467,7 @@ static void compare_value(FuncState *fs, int id, Ast *a, Ast *b, int dest)
         Ast *t = a;
         a = b;
         b = t;
-        id = swap_cmp(id);
+        id = vl_prims_swap_cmp(id);
         swapped = VL_X_SWAPPED;
     }
     int x = (id - IN_EQ) | xflag(fs) | swapped;
@@ -509,7 +497,7 @@ static int test_jump(FuncState *fs, Ast *test)
                 Ast *t = a;
                 a = b;
                 b = t;
-                id = swap_cmp(id);
+                id = vl_prims_swap_cmp(id);
                 swapped = VL_X_SWAPPED;
             }
             static const int jr[] = {OP_JEQ, OP_JLT, OP_JGT, OP_JLE, OP_JGE};
@@ -1054,7 +1042,8 @@ static void compute_liveness(Proto *p)
                 clear_bit(l, i->a);
         }
         PrimalUse pu = primal_use(i);
-        int dest_full = (fout[i->a >> 6] >> (i->a & 63)) & 1;
+        int dest_full = (pu == PU_WRITER || pu == PU_MOVE)
+                        && (fout[i->a >> 6] >> (i->a & 63)) & 1;
         if (pu == PU_WRITER && !dest_full)
             i->x |= VL_X_PRIMAL;
         int reads_full = pu == PU_FULL || pu == PU_STEP

@@ -38,6 +38,18 @@ VL_INTERNAL Value vl_prims_arith(VladState *S, int id, Value a, Value b);
 VL_INTERNAL int vl_prims_compare(VladState *S, int id, Value a, Value b);
 /* General paths of the inline operations: exactly two operands. */
 VL_INTERNAL int vl_prims_compare_two(VladState *S, int id, Value a, Value b);
+/* The comparison that gives the same answer with the operands swapped:
+   (< a b) is (> b a). */
+static inline int vl_prims_swap_cmp(int id)
+{
+    switch (id) {
+    case IN_LT: return IN_GT;
+    case IN_GT: return IN_LT;
+    case IN_LE: return IN_GE;
+    case IN_GE: return IN_LE;
+    default: return id;
+    }
+}
 /* A comparison InlineId (IN_EQ .. IN_GE) on two plain doubles. */
 static inline int vl_prims_compare2(int id, double a, double b)
 {

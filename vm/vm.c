@@ -252,16 +252,21 @@ static VL_NOINLINE int compare_primals(int id, Value a, Value b)
     return -1;
 }
 
-/* A comparison compiled with its operands swapped (VL_X_SWAPPED): the
-   source's operator and order, for a call to the user's rebinding of it
-   and for error messages. */
-static void unswap(int *id, Value *a, Value *b)
+/* The operands of an operation compiled with its constant first operand
+   second (VL_X_SWAPPED) back in the source's order, for a call to the
+   user's rebinding of the operator and for error messages. */
+static void swap_operands(Value *a, Value *b)
 {
-    static const int back[] = {IN_EQ, IN_GT, IN_LT, IN_GE, IN_LE};
     Value t = *a;
     *a = *b;
     *b = t;
-    *id = back[*id - IN_EQ];
+}
+
+/* A comparison compiled swapped: the source's operator and order. */
+static void unswap(int *id, Value *a, Value *b)
+{
+    swap_operands(a, b);
+    *id = vl_prims_swap_cmp(*id);
 }
 
 /* The general path of inline arithmetic, out of line (the dispatch
@@ -723,11 +728,8 @@ next:
     /* ===== Slow paths of inline operations ===== */
 arith_slow:
     if (SHADOWED(inline_id)) {
-        if (VL_UNLIKELY(i->x & VL_X_SWAPPED)) {   /* (+ 1 x) as (+ x 1) */
-            Value t = va;
-            va = vb;
-            vb = t;
-        }
+        if (VL_UNLIKELY(i->x & VL_X_SWAPPED))     /* (+ 1 x) as (+ x 1) */
+            swap_operands(&va, &vb);
         goto inline_call2;
     }
     if (PRIMAL_ONLY(i) && arith_primal_only(inline_id, va, vb, &R(i->a)))
