@@ -57,6 +57,7 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/ad/random-grad-2.vlad \
 	%reldir%/ad/random-grad-3.vlad \
 	%reldir%/ad/random-grad-4.vlad \
+	%reldir%/ad/modulo-partials.vlad \
 	%reldir%/ad/primal-only.vlad \
 	%reldir%/ad/primal-only-rebound.vlad \
 	%reldir%/ad/primal-only-random-1.vlad \
@@ -66,6 +67,7 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/ad/random-ckpt-1.vlad \
 	%reldir%/ad/random-ckpt-2.vlad \
 	%reldir%/ad/random-ckpt-3.vlad \
+	%reldir%/ad/resume-fresh-tags.vlad \
 	%reldir%/ad/steps.vlad \
 	%reldir%/ad/strong-zero.vlad \
 	%reldir%/ad/sweep-plain.vlad \
@@ -299,6 +301,7 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/lang/tuples-convention.vlad \
 	%reldir%/lang/tuples-mixed-arity.vlad \
 	%reldir%/stdlib/interface.vlad \
+	%reldir%/stdlib/abs-zero.vlad \
 	%reldir%/stdlib/ad.vlad \
 	%reldir%/stdlib/append.vlad \
 	%reldir%/stdlib/err-abs-boolean.vlad \
@@ -424,6 +427,7 @@ EXTRA_DIST += \
 	%reldir%/cpj/runner.py \
 	%reldir%/ad/gen-random.py \
 	%reldir%/ad/gen-primal-only.py \
+	%reldir%/ad/gen-fresh-tags.py \
 	%reldir%/ad/tape-nodes.sh \
 	$(VLAD_UNIT_SUPPORT) \
 	$(VLAD_GOLDEN_TESTS) \

@@ -24,6 +24,7 @@
 #include "vm/adsweep.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "vm/except.h"
 #include "vm/print.h"
@@ -740,9 +741,21 @@ static Value part_of(VladState *S, Value bar, int tangent)
     return tangent ? vl_num(0) : bar;
 }
 
+/* The walks through suspended invocations (and the relabeling of a
+   resumed checkpoint) recurse once per level of nested perturbations of
+   the real they visit: stop cleanly before the stack ends. */
+static void check_walk_stack(VladState *S)
+{
+    if (VL_UNLIKELY(vl_cstack_exhausted(&S->cstack)))
+        vl_except_runtime(S, VLAD_ERR_MEMORY, "derivatives nested too "
+                          "deeply (a real carrying more nested "
+                          "perturbations than the C stack allows to walk)");
+}
+
 static Value through_dual(VladState *S, Value y, Value bar, WalkLeaf leaf,
                           void *ud)
 {
+    check_walk_stack(S);     /* the leaf recurses into nested duals */
     Value p = leaf(S, marked(dual_primal(y)), part_of(S, bar, 0), ud);
     Value q = leaf(S, marked(dual_tangent(y)), part_of(S, bar, 1), ud);
     return vl_real_mark(make_dual(S, dual_tag(y), p, q), vl_real_marked(y));
@@ -935,6 +948,7 @@ static void extend_copy(VladState *S, TagCtx *c, const TapeChunk *a,
 static Value through_tape(VladState *S, Value y, Value bar, WalkLeaf leaf,
                           void *ud)
 {
+    check_walk_stack(S);     /* the leaf recurses into nested tapes */
     TagCtx *c = ud;
     size_t nb = 0;
     const TapeSpan *b = suspended_tape(S, bar, c->tag) ? spans_of(bar, &nb)
@@ -1182,4 +1196,228 @@ Value vl_ad_starj_result(VladState *S, int64_t tag, Value xnodes, Value y,
     primal = ad_map(S, y, leaf_primal, &c);
     vl_gc_free(c.sens);
     return vl_value_list2(primal, xbar);
+}
+
+/* ===== Fresh tags for a resumed execution ===== */
+
+/* A checkpoint taken inside j* or *j holds that invocation's delimiter
+   frame and reals carrying its tag.  Resumed while the same invocation
+   is active -- the checkpoint resumed again inside its own resumed
+   execution -- two live executions would share one tag, and the outer
+   one would strip the inner one's perturbation as its own (finding W1).
+   So vm/cont.c gives each such frame a fresh tag and maps the
+   checkpoint's values with the relabeling below: duals of a mapped tag
+   become duals of the new tag (a plain dual by its aux alone), the tape
+   of a mapped *j is copied chunk by chunk under the new tag, and a tape
+   whose general nodes hold mapped reals is copied where they do.  A
+   value nothing changes is kept as it is. */
+typedef struct RelabelTape {
+    const TapeChunk *a;         /* a chunk met */
+    TapeChunk *copy;            /* its relabeled copy (or a itself) */
+} RelabelTape;
+
+/* One tag replaced. */
+typedef struct RelabelTag {
+    int64_t from, to;
+} RelabelTag;
+
+struct VlRelabel {
+    RelabelTag *tags;           /* sorted by 'from' once the walk starts */
+    size_t n, cap;
+    int sorted;
+    RelabelTape *tapes;         /* chunks met: a hash table of
+                                   tapes_cap entries, ntapes used */
+    size_t ntapes, tapes_cap;
+};
+
+VlRelabel *vl_ad_relabel_new(void)
+{
+    return vl_gc_alloc(sizeof(VlRelabel));
+}
+
+void vl_ad_relabel_add(VlRelabel *r, int64_t from, int64_t to)
+{
+    r->tags = vl_gc_grow(r->tags, r->n, &r->cap, sizeof *r->tags);
+    r->tags[r->n++] = (RelabelTag){from, to};
+    r->sorted = 0;
+}
+
+static int cmp_from(const void *a, const void *b)
+{
+    int64_t x = ((const RelabelTag *)a)->from;
+    int64_t y = ((const RelabelTag *)b)->from;
+    return (x > y) - (x < y);
+}
+
+int64_t vl_ad_relabel_tag(VlRelabel *r, int64_t tag)
+{
+    if (!r->sorted) {
+        qsort(r->tags, r->n, sizeof *r->tags, cmp_from);
+        r->sorted = 1;
+    }
+    size_t lo = 0, hi = r->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->tags[mid].from < tag)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < r->n && r->tags[lo].from == tag ? r->tags[lo].to : tag;
+}
+
+static Value relabel_real(VladState *S, VlRelabel *r, Value v);
+
+/* The chunks met are kept in an open-addressing table keyed by
+   address (a tape resumed piece by piece has many chunks). */
+static TapeChunk *relabel_seen(const VlRelabel *r, const TapeChunk *a)
+{
+    if (r->tapes_cap == 0)
+        return NULL;
+    for (size_t h = vl_walk_hash(a, r->tapes_cap);;
+         h = (h + 1) & (r->tapes_cap - 1)) {
+        if (r->tapes[h].a == NULL)
+            return NULL;
+        if (r->tapes[h].a == a)
+            return r->tapes[h].copy;
+    }
+}
+
+static void relabel_put(VlRelabel *r, const TapeChunk *a, TapeChunk *copy)
+{
+    if (2 * (r->ntapes + 1) > r->tapes_cap) {
+        RelabelTape *old = r->tapes;
+        size_t oc = r->tapes_cap;
+        r->tapes_cap = oc ? 2 * oc : 64;
+        r->tapes = vl_gc_alloc(r->tapes_cap * sizeof *r->tapes);
+        r->ntapes = 0;
+        for (size_t k = 0; k < oc; k++)
+            if (old[k].a != NULL)
+                relabel_put(r, old[k].a, old[k].copy);
+    }
+    size_t h = vl_walk_hash(a, r->tapes_cap);
+    while (r->tapes[h].a != NULL)
+        h = (h + 1) & (r->tapes_cap - 1);
+    r->tapes[h] = (RelabelTape){a, copy};
+    r->ntapes++;
+}
+
+/* Chunk a relabeled, its predecessor already done ('prev'). */
+static TapeChunk *relabel_chunk(VladState *S, VlRelabel *r,
+                                const TapeChunk *a, TapeChunk *prev)
+{
+    int64_t tag = vl_ad_relabel_tag(r, a->tag);
+    TapeExt **exts = NULL;
+    int changed = tag != a->tag || prev != a->prev;
+    if (a->exts != NULL) {
+        size_t n = VL_TAPE_CHUNK_SLOTS(a->cap);
+        exts = vl_gc_alloc(n * sizeof *exts);
+        for (uint32_t j = 0; j < a->used; j++) {
+            const TapeExt *e = a->exts[j];
+            exts[j] = (TapeExt *)e;
+            if (e == NULL || !is_general(&a->slots[j]))
+                continue;
+            TapeExt ne = *e;
+            int moved = 0;
+            ne.primal = relabel_real(S, r, e->primal);
+            moved |= memcmp(&ne.primal, &e->primal, sizeof(Value)) != 0;
+            for (uint32_t k = 0; k < e->nparents; k++) {
+                ne.partials[k] = relabel_real(S, r, e->partials[k]);
+                moved |= memcmp(&ne.partials[k], &e->partials[k],
+                                sizeof(Value)) != 0;
+            }
+            if (moved) {
+                exts[j] = vl_gc_alloc(sizeof ne);
+                *exts[j] = ne;
+                changed = 1;
+            }
+        }
+    }
+    if (!changed) {
+        if (exts != NULL)
+            vl_gc_free(exts);
+        return (TapeChunk *)a;
+    }
+    TapeChunk *nc = vl_gc_alloc(sizeof *nc);
+    *nc = *a;
+    nc->prev = prev;
+    nc->exts = exts;
+    nc->tag = tag;
+    nc->compact_tag = a->compact_tag == a->tag ? tag : 0;
+    nc->managed = 0;
+    size_t bytes = chunk_bytes(a->cap);
+    nc->slots = vl_gc_alloc_atomic(bytes);
+    memcpy(nc->slots, a->slots, bytes);
+    S->tape_bytes += bytes + sizeof *nc;
+    return nc;
+}
+
+TapeChunk *vl_ad_relabel_tape(VladState *S, VlRelabel *r, TapeChunk *c)
+{
+    /* the chunks of c's tape not met yet, newest first (no C recursion
+       along the tape) */
+    TapeChunk **todo = NULL;
+    size_t n = 0, cap = 0;
+    TapeChunk *prev = NULL;
+    for (TapeChunk *x = c; x != NULL; x = x->prev) {
+        TapeChunk *seen = relabel_seen(r, x);
+        if (seen != NULL) {
+            prev = seen;
+            break;
+        }
+        if (!x->general && vl_ad_relabel_tag(r, x->tag) == x->tag) {
+            prev = x;           /* nothing here or before can change */
+            break;
+        }
+        todo = vl_gc_grow(todo, n, &cap, sizeof *todo);
+        todo[n++] = x;
+    }
+    while (n-- > 0) {
+        TapeChunk *nc = relabel_chunk(S, r, todo[n], prev);
+        relabel_put(r, todo[n], nc);
+        prev = nc;
+    }
+    return prev;
+}
+
+/* Real v with the tags of r replaced (v itself when none is in it).  It
+   recurses once per level of nested perturbations, as arithmetic does. */
+static Value relabel_real(VladState *S, VlRelabel *r, Value v)
+{
+    if (v.tag == VT_TAPE) {
+        TapeChunk *c = vl_ad_relabel_tape(S, r, v.as.obj);
+        v.as.obj = c;
+        return v;
+    }
+    if (v.tag != VT_DUAL)
+        return v;
+    int64_t tag = dual_tag(v), nt = vl_ad_relabel_tag(r, tag);
+    if (plain_dual(v)) {
+        if (nt == tag)
+            return v;
+        if (nt <= VL_PLAIN_DUAL_MAX_TAG) {
+            v.aux = (v.aux & VL_ACTIVE) | (uint32_t)nt;
+            return v;
+        }
+        return vl_real_mark(make_dual(S, nt, dual_primal(v),
+                                      dual_tangent(v)), vl_real_marked(v));
+    }
+    check_walk_stack(S);
+    Value p0 = dual_primal(v), t0 = dual_tangent(v);
+    Value p = relabel_real(S, r, p0), t = relabel_real(S, r, t0);
+    if (nt == tag && memcmp(&p, &p0, sizeof p) == 0
+        && memcmp(&t, &t0, sizeof t) == 0)
+        return v;
+    return vl_real_mark(make_dual(S, nt, p, t), vl_real_marked(v));
+}
+
+static Value leaf_relabel(VladState *S, Value y, Value bar, void *ud)
+{
+    (void)bar;
+    return relabel_real(S, ud, y);
+}
+
+Value vl_ad_relabel(VladState *S, VlRelabel *r, Value v)
+{
+    return vl_walk_map(S, v, leaf_relabel, r);
 }

@@ -391,4 +391,15 @@ VL_INTERNAL Value vl_ad_starj_result(VladState *S, int64_t tag, Value xnodes,
                                      Value y, Value ybar, TapeChunk *chunk,
                                      uint32_t n);
 
+/* Fresh tags for a resumed execution (vm/ad.c): a relabeling replaces
+   tags 'from' by 'to' in reals, tapes and whole values (a checkpoint,
+   walked by vm/walk.c); what it does not change is kept as it is. */
+typedef struct VlRelabel VlRelabel;
+VL_INTERNAL VlRelabel *vl_ad_relabel_new(void);
+VL_INTERNAL void vl_ad_relabel_add(VlRelabel *r, int64_t from, int64_t to);
+VL_INTERNAL int64_t vl_ad_relabel_tag(VlRelabel *r, int64_t tag);
+VL_INTERNAL TapeChunk *vl_ad_relabel_tape(VladState *S, VlRelabel *r,
+                                          TapeChunk *c);
+VL_INTERNAL Value vl_ad_relabel(VladState *S, VlRelabel *r, Value v);
+
 #endif

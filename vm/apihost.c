@@ -32,6 +32,7 @@
 #include "vm/print.h"
 #include "vm/state.h"
 #include "vm/toplevel.h"
+#include "vm/walk.h"
 
 typedef struct HostPrim {
     PrimInfo info;              /* first: the VM sees a PrimInfo */
@@ -68,10 +69,23 @@ static Value host_rule(VladState *S, void *ctx, int which, const Value *x)
     return apply_host(S, h->partial[which], x);
 }
 
+/* A real being differentiated: a dual, a tape node, or a plain real
+   marked active by checkpoint-*j (vm/value.h). */
+static int differentiated_real(Value v)
+{
+    return v.tag == VT_DUAL || v.tag == VT_TAPE
+           || (v.tag == VT_NUM && (v.aux & VL_ACTIVE));
+}
+
 /* Whether some argument carries a perturbation or a tape (2), or is a
    plain real marked active by checkpoint-*j (1, vm/value.h), or neither
    (0); with 1 or 2 a primitive without derivative is an error, as it is
-   under *j for an argument being differentiated. */
+   under *j for an argument being differentiated.  A pair argument holding
+   such reals (the host reads them with vlad_car, vlad_cdr and
+   vlad_to_number, which see only primals) is an error too, with or
+   without partials, which take reals only: its derivative would be a
+   silent zero (finding W3).  Closures and checkpoints are opaque to the
+   host, which can only give them back as they are. */
 static int differentiated(VladState *S, const HostPrim *h, const Value *args)
 {
     int d = 0;
@@ -80,6 +94,13 @@ static int differentiated(VladState *S, const HostPrim *h, const Value *args)
             d = 2;
         else if (args[k].tag == VT_NUM && (args[k].aux & VL_ACTIVE) && !d)
             d = 1;
+        else if (IS_PAIR(args[k])
+                 && vl_walk_any(S, args[k], differentiated_real))
+            vl_except_runtime(S, VLAD_ERR_RUNTIME,
+                              "%s: cannot be differentiated (argument %d "
+                              "is a list or pair holding reals being "
+                              "differentiated; host derivatives take reals "
+                              "only)", h->info.name, k + 1);
     }
     if (d && h->partial[0] == NULL)
         vl_except_runtime(S, VLAD_ERR_RUNTIME,

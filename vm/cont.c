@@ -15,7 +15,6 @@
 #include "vm/cpj.h"
 #include "vm/except.h"
 #include "vm/vm.h"
-#include "vm/vm.h"
 
 #define SLACK 8
 
@@ -213,9 +212,74 @@ Checkpoint *vl_cont_capture(VladState *S, size_t delim, Value *fb,
 
 /* ===== Reinstall ===== */
 
+/* The value of register r of captured frame cf of k, which must be live
+   there. */
+static Value frame_reg(const Checkpoint *k, const CapFrame *cf, int r)
+{
+    const Proto *p = cf->closure->proto;
+    const uint64_t *l = live_set(p, p->code + cf->ret_pc);
+    size_t j = cf->first;
+    for (int q = 0; q < r; q++)
+        j += (size_t)bit(l, q);
+    return k->values[j];
+}
+
+/* Every j* or *j suspended in k gets a fresh tag when k is resumed, and
+   k's values are relabeled to match (vm/ad.c, "Fresh tags"), so that two
+   executions never share a tag: not two live ones (k resumed inside its
+   own resumed execution), nor a live one and the suspended one of k, which
+   the live execution may hold as data (finding W1).  Returns k, or the
+   relabeled copy with the relabeling in *rl (else NULL). */
+static const Checkpoint *fresh_tags(VladState *S, const Checkpoint *k,
+                                    VlRelabel **rl)
+{
+    *rl = NULL;
+    for (uint32_t f = 0; f < k->nframes; f++) {
+        const Proto *p = k->frames[f].closure->proto;
+        if (p->kind != PK_JSTAR && p->kind != PK_STARJ)
+            continue;
+        int64_t tag = frame_reg(k, &k->frames[f], p->ctlreg).as.i;
+        if (*rl == NULL)
+            *rl = vl_ad_relabel_new();
+        vl_ad_relabel_add(*rl, tag, ++S->next_tag);
+    }
+    if (*rl == NULL)
+        return k;
+    return AS_CKPT(vl_ad_relabel(S, *rl, vl_obj(VT_CKPT, k)));
+}
+
+/* Push the side-stack entry of delimiter frame b of prototype p (its
+   limit, AD invocation or checkpoint-*j segment), its tags relabeled by
+   rl when not NULL. */
+static void reinstall_delimiter(VladState *S, const Proto *p, Value *b,
+                                VlRelabel *rl)
+{
+    if (rl != NULL && (p->kind == PK_JSTAR || p->kind == PK_STARJ)) {
+        b[p->ctlreg].as.i = vl_ad_relabel_tag(rl, b[p->ctlreg].as.i);
+        Value *end = &b[p->ctlreg + 2];
+        if (p->kind == PK_STARJ && end->tag == VT_RAW && end->as.ptr != NULL)
+            end->as.ptr = vl_ad_relabel_tape(S, rl, (TapeChunk *)end->as.ptr);
+    }
+    if (p->kind == PK_JSTAR)
+        vl_ad_push(S, b[p->ctlreg].as.i, 0, (size_t)(b - S->stack), NULL, 0);
+    else if (p->kind == PK_SEGMENT)
+        vl_cpj_push(S, (size_t)(b - S->stack), b[p->ctlreg].as.i,
+                    p != S->control[CTL_SEG_FIRST], b[p->ctlreg - 1]);
+    else if (p->kind == PK_STARJ) {
+        Value end = b[p->ctlreg + 2];       /* see vl_cont_capture */
+        vl_ad_push(S, b[p->ctlreg].as.i, 1, (size_t)(b - S->stack),
+                   (TapeChunk *)end.as.ptr,
+                   end.tag == VT_TAPE ? (end.aux & VL_AUX_BITS) + 1
+                                      : end.aux);
+        vl_ad_top(S)->escapes = UINT64_MAX;  /* shares the tape */
+    }
+}
+
 Value *vl_cont_reinstall(VladState *S, const Checkpoint *k, Value **base,
                          const Instr *ret_ip, int dest, int64_t now)
 {
+    VlRelabel *rl;
+    k = fresh_tags(S, k, &rl);
     size_t need = (size_t)dest + 2 + 3 + SLACK;
     for (uint32_t f = 0; f < k->nframes; f++) {
         const Proto *p = k->frames[f].closure->proto;
@@ -250,21 +314,7 @@ Value *vl_cont_reinstall(VladState *S, const Checkpoint *k, Value **base,
             }
             b[r] = v;
         }
-        if (p->kind == PK_JSTAR)
-            vl_ad_push(S, b[p->ctlreg].as.i, 0, (size_t)(b - S->stack),
-                       NULL, 0);
-        else if (p->kind == PK_SEGMENT)
-            vl_cpj_push(S, (size_t)(b - S->stack), b[p->ctlreg].as.i,
-                        p != S->control[CTL_SEG_FIRST], b[p->ctlreg - 1]);
-        else if (p->kind == PK_STARJ)
-        {
-            Value end = b[p->ctlreg + 2];       /* see vl_cont_capture */
-            vl_ad_push(S, b[p->ctlreg].as.i, 1, (size_t)(b - S->stack),
-                       (TapeChunk *)end.as.ptr,
-                       end.tag == VT_TAPE ? (end.aux & VL_AUX_BITS) + 1
-                                          : end.aux);
-            vl_ad_top(S)->escapes = UINT64_MAX;  /* shares the tape */
-        }
+        reinstall_delimiter(S, p, b, rl);
         Value *next = b + cf->delta;
         next[-2] = vl_raw(0);
         next[-2].aux = cf->delta;

@@ -53,14 +53,6 @@ typedef struct Walk {
     Memo memo;
 } Walk;
 
-static size_t hash_ptr(const void *p, size_t cap)
-{
-    uintptr_t x = (uintptr_t)p;
-    x ^= x >> 17;
-    x *= 0x9E3779B97F4A7C15ull;
-    return (size_t)(x >> 7) & (cap - 1);
-}
-
 static MemoSlot *memo_slots(size_t cap)
 {
     MemoSlot *slots = vl_gc_alloc_atomic(cap * sizeof *slots);
@@ -100,7 +92,7 @@ static void memo_close(VladState *S, Memo *m)
 static Value *memo_find(Memo *m, const void *key, const void *key2)
 {
     MemoTable *t = m->t;
-    for (size_t h = hash_ptr(key, t->cap);; h = (h + 1) & (t->cap - 1)) {
+    for (size_t h = vl_walk_hash(key, t->cap);; h = (h + 1) & (t->cap - 1)) {
         MemoSlot *e = &t->slots[h];
         if (e->gen != t->gen)
             return NULL;
@@ -123,7 +115,7 @@ static void memo_put(Memo *m, const void *key, const void *key2, Value v)
                 memo_put(m, old[k].key, old[k].key2, old[k].val);
         vl_gc_free(old);
     }
-    size_t h = hash_ptr(key, t->cap);
+    size_t h = vl_walk_hash(key, t->cap);
     MemoSlot *e = &t->slots[h];
     while (e->gen == t->gen && (e->key != key || e->key2 != key2)) {
         h = (h + 1) & (t->cap - 1);
@@ -362,4 +354,34 @@ Value vl_walk_zip(VladState *S, Value a, Value b, WalkLeaf leaf, void *ud,
     Value r = walk(&w, a, b);
     memo_close(S, &w.memo);
     return r;
+}
+
+/* ===== Searching ===== */
+
+int vl_walk_any(VladState *S, Value v, int (*pred)(Value leaf))
+{
+    Memo memo;
+    memo_open(S, &memo);
+    Value *stack = NULL;
+    size_t n = 0, cap = 0;
+    int found = 0;
+    for (;;) {
+        if (IS_REAL(v)) {
+            if (pred(v)) {
+                found = 1;
+                break;
+            }
+        } else if (IS_PAIR(v) && memo_find(&memo, v.as.obj, v.as.obj) == NULL) {
+            memo_put(&memo, v.as.obj, v.as.obj, NIL_VAL);
+            stack = vl_gc_grow(stack, n, &cap, sizeof *stack);
+            stack[n++] = AS_PAIR(v)->cdr;
+            v = AS_PAIR(v)->car;
+            continue;
+        }
+        if (n == 0)
+            break;
+        v = stack[--n];
+    }
+    memo_close(S, &memo);
+    return found;
 }

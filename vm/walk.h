@@ -19,6 +19,16 @@
 
 #include "vm/state.h"
 
+/* The slot of object address p in an open-addressing table of cap
+   slots, a power of two (the walker's memo, vm/ad.c's tape copies). */
+static inline size_t vl_walk_hash(const void *p, size_t cap)
+{
+    uintptr_t x = (uintptr_t)p;
+    x ^= x >> 17;
+    x *= 0x9E3779B97F4A7C15ull;
+    return (size_t)(x >> 7) & (cap - 1);
+}
+
 /* Returns the new leaf for real leaf 'a' ('b': the corresponding leaf of
    the second value in a zip, or 'a' itself in a map). */
 typedef Value (*WalkLeaf)(VladState *S, Value a, Value b, void *ud);
@@ -29,5 +39,9 @@ VL_INTERNAL Value vl_walk_map(VladState *S, Value v, WalkLeaf leaf, void *ud);
    operator), 'what' (e.g. "tangent") and both values. */
 VL_INTERNAL Value vl_walk_zip(VladState *S, Value a, Value b, WalkLeaf leaf,
                               void *ud, const char *who, const char *what);
+
+/* Whether some real leaf of v, reached through pairs only (each pair
+   visited once), satisfies pred: a search that builds nothing. */
+VL_INTERNAL int vl_walk_any(VladState *S, Value v, int (*pred)(Value leaf));
 
 #endif

@@ -166,6 +166,22 @@ static VladStatus h_build(VladState *S, void *ud, const VladValue *a,
     return VLAD_OK;
 }
 
+/* (sumsq l): the sum of the squares of a list's numbers, read with
+   vlad_car / vlad_cdr / vlad_to_number (primals only) */
+static VladStatus h_sumsq(VladState *S, void *ud, const VladValue *a,
+                          VladValue *r)
+{
+    (void)S;
+    (void)ud;
+    double s = 0;
+    for (VladValue l = a[0]; vlad_is_pair(l); l = vlad_cdr(l)) {
+        double x = vlad_to_number(vlad_car(l));
+        s += x * x;
+    }
+    *r = vlad_number(s);
+    return VLAD_OK;
+}
+
 /* errors */
 static VladStatus h_fail(VladState *S, void *ud, const VladValue *a,
                          VladValue *r)
@@ -693,6 +709,57 @@ static void test_effects(VladState *S)
     CHECK_STATUS(S, vlad_set_checkpoint(S, NULL), VLAD_OK);
 }
 
+/* W3: a host primitive given a list or pair holding reals being
+   differentiated reads their primals only: an error, never a silent zero
+   derivative; with constants, or with closures (opaque to the host) it
+   works */
+static void test_structured_args(VladState *S)
+{
+    CHECK_STATUS(S, reg(S, "sumsq", 1, h_sumsq, NULL, NULL, NULL, 0),
+                 VLAD_OK);
+    CHECK_STR(apitest_eval(S, "(sumsq (list 1 2 3))"), "14");
+    const char *bad[] = {
+        "(gradient sumsq (list 1 2 3))",
+        "(j* sumsq (list 1 2 3) (list 1 0 0))",
+        "(*j sumsq (list 1 2 3) 1)",
+        "(checkpoint-*j sumsq (list 1 2 3) 1)",
+        "(j* (lambda (x) (sumsq (cons 1 (cons 2 (list x))))) 3 1)",
+        "(j* (lambda (x) (echo (list 1 (cons 2 x)))) 3 1)",
+        "(*j (lambda (x) (sumsq (list 1 (* 2 x)))) 3 1)",
+        /* a host primitive with partials takes reals only */
+        "(j* (lambda (x) (softplus (list x))) 1 1)",
+        /* shared structure 200 levels deep: searched once per pair */
+        "(j* (lambda (x) (let loop ((n 0) (l (list x))) (if (= n 200) "
+        "(sumsq l) (loop (+ n 1) (cons l l))))) 1 1)",
+        /* nested derivatives: the inner one's reals in a list */
+        "(j* (lambda (y) (cadr (j* (lambda (x) (sumsq (list x y))) 1 1))) "
+        "2 1)",
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        CHECK_PREFIX(apitest_eval(S, bad[k]), "ERROR 3");
+        CHECK_CONTAINS(vlad_last_error(S)->message,
+                       "cannot be differentiated (argument 1 is a list or "
+                       "pair holding reals being differentiated");
+    }
+    /* constants in a list are fine under every operator */
+    CHECK_STR(apitest_eval(S, "(j* (lambda (x) (* x (sumsq (list 1 2)))) 2 1)"),
+              "(10 5)");
+    CHECK_STR(apitest_eval(S, "(*j (lambda (x) (* x (sumsq (list 1 2)))) 2 1)"),
+              "(10 5)");
+    CHECK_STR(apitest_eval(S, "(checkpoint-*j (lambda (x) (* x (sumsq "
+                              "(list 1 2)))) 2 1)"), "(10 5)");
+    /* a closure is given back as it is: its derivative is kept */
+    CHECK_STR(apitest_eval(S, "(j* (lambda (x) ((echo (lambda (z) (* z x))) "
+                              "2)) 3 1)"), "(6 2)");
+    /* through the API: an error status, not a zero gradient */
+    VladValue f;
+    CHECK(vlad_get_global(S, "sumsq", &f));
+    double x[3] = {1, 2, 3}, g[3] = {7, 7, 7}, y = 0;
+    CHECK_STATUS(S, vlad_gradient(S, f, x, 3, &y, g), VLAD_ERR_RUNTIME);
+    CHECK_CONTAINS(vlad_last_error(S)->message, "sumsq: cannot be "
+                   "differentiated");
+}
+
 int main(void)
 {
     VladState *S = vlad_open(NULL);
@@ -708,6 +775,7 @@ int main(void)
     test_reentry(S);
     test_derivatives(S);
     test_effects(S);
+    test_structured_args(S);
     vlad_close(S);
 
     /* host primitives are per state */

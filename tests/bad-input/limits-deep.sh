@@ -107,6 +107,31 @@ run_case cpj 1 works
 gen ad-nested.vlad '"(define (f n x) (if (= n 0) (* x x) (car (j* (lambda (y) (f (- n 1) y)) x 1))))\n(f 100000 3)\n"'
 run_case ad-nested 9
 
+# A checkpoint holding 10^5 nested suspended j* (or *j): its reals carry
+# 10^5 nested perturbations, through which the walks of an enclosing j*
+# (vm/ad.c through_dual, through_tape) and the fresh tags given on resume
+# (relabel_real) recursed once per level: SIGSEGV.  The C stack guard
+# stops them cleanly; 1,000 levels work.
+deep_ckpt='(define (deep n x) (if (= n 0) (* x 1) (car (OP (lambda (y) (deep (- n 1) y)) x 1))))
+(define (c n) (checkpoint (lambda (x) (deep n x)) 1 (* 2 n)))
+'
+walk_jstar='(checkpoint? (car (j* (lambda (t) (c N)) 1 1)))'
+walk_resume='(checkpoint? (checkpoint resume (c N) 1))'
+for n in 1000 100000; do
+    gen walk-suspended-$n.vlad "'''$deep_ckpt'''.replace('OP', 'j*') + '''$walk_jstar
+'''.replace('N', '$n')"
+    gen walk-suspended-tape-$n.vlad "'''$deep_ckpt'''.replace('OP', '*j') + '''$walk_jstar
+'''.replace('N', '$n')"
+    gen resume-suspended-$n.vlad "'''$deep_ckpt'''.replace('OP', 'j*') + '''$walk_resume
+'''.replace('N', '$n')"
+done
+run_case walk-suspended-1000 "#t" works
+run_case walk-suspended-100000 "#t"
+run_case walk-suspended-tape-1000 "#t" works
+run_case walk-suspended-tape-100000 "#t"
+run_case resume-suspended-1000 "#t" works
+run_case resume-suspended-100000 "#t"
+
 # A 1 MiB C stack.  Code 10^5 deep: the guard's error, in the expander
 # (expr), in the compiler (cond: 10^5 clauses are nested ifs after
 # expansion) and in patterns; 1,000 levels still work; quoted data and
@@ -135,6 +160,8 @@ cp jstar.vlad small-jstar.vlad
 small small-jstar 1 works
 cp ad-nested.vlad small-ad-nested.vlad
 small small-ad-nested 9
+cp walk-suspended-100000.vlad small-walk-suspended.vlad
+small small-walk-suspended "#t"
 
 echo "$passed passed, $failed failed"
 test $failed -eq 0

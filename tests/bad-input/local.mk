@@ -15,12 +15,14 @@
 ## XFAIL_TESTS below, with a note in its header.
 
 VLAD_GOLDEN_TESTS += \
+	%reldir%/ad-abs-negative-zero.vlad \
 	%reldir%/ad-cotangent-list-for-real.vlad \
 	%reldir%/ad-cotangent-procedure.vlad \
 	%reldir%/ad-error-inside-f-jstar-nested.vlad \
 	%reldir%/ad-error-inside-f-starj.vlad \
 	%reldir%/ad-inf-propagation.vlad \
 	%reldir%/ad-nan-propagation.vlad \
+	%reldir%/ad-resume-inside-own-execution.vlad \
 	%reldir%/ad-starj-not-procedure-list.vlad \
 	%reldir%/ad-starj-one-argument-missing.vlad \
 	%reldir%/ad-tangent-boolean-mismatch.vlad \
