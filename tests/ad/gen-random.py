@@ -9,7 +9,9 @@ random-ckpt-1.vlad (40 real-valued functions differentiated through
 checkpoint/resume), random-ckpt-2.vlad (40 more, each wrapped as
 d/dt f(t x) at t = 1 by an inner j* or *j, so that the checkpoints fall
 inside it) and random-ckpt-3.vlad (20 more, wrapped the same way by
-checkpoint-*j of a closure over x), with their expected outputs (.out).  The output is
+checkpoint-*j of a closure over x) and random-ckpt-4.vlad (20 more, each
+resumed inside its own resumed execution: fresh tags, finding W1 of
+doc/hardening.md), with their expected outputs (.out).  The output is
 deterministic (fixed seeds): re-running the script rewrites the same files.
 
 Every generated function is a random smooth VLAD procedure of a list of 2
@@ -819,6 +821,28 @@ def try_function(rng, name, mode):
             code += (f"\n(define ({target} xs)\n  (cadr (checkpoint-*j (lambda (t) "
                      f"({name} (map (lambda (v) (* v t)) xs))) 1 1)))")
         return (code, f"(ad-check-checkpoint {target} {xlit} '({' '.join(fmt(c) for c in xt)}) {fmt(yb)})"), None
+    if mode == "ckpt-reuse":
+        # h runs f (or d/dt f(t x) at t = 1 by an inner *j, j* or
+        # checkpoint-*j) under j*, and once go is #t also returns a second
+        # execution of the checkpoint u of that run, suspended inside the
+        # first: its derivative and the first's must be those of the run
+        # without checkpoints, for u taken at several steps
+        xt = [round(rng.uniform(-1, 1), 2) for _ in range(n)]
+        inner = rng.choice(["", "*j", "j*", "checkpoint-*j"])
+        call = (f"({name} xs)" if not inner else
+                f"(cadr ({inner} (lambda (t) ({name} (map (lambda (v) (* v t)) "
+                f"xs))) 1 1))")
+        ks = sorted(set([1, 2, 3, rng.randint(4, 12), rng.randint(13, 40)]))
+        xtl = "'(" + " ".join(fmt(c) for c in xt) + ")"
+        code += (f"\n(define ({name}h0 xs) (list {call} 0))"
+                 f"\n(define {name}d (car (cadr (j* {name}h0 {xlit} {xtl}))))")
+        for k in ks:
+            code += (f"\n(define ({name}h{k} xs) (list {call} (if go (checkpoint "
+                     f"resume {name}u{k} 3) 0)))"
+                     f"\n(define {name}u{k} (checkpoint (lambda (xs) (j* {name}h{k} "
+                     f"xs {xtl})) {xlit} {k}))")
+        us = " ".join(f"{name}u{k}" for k in ks)
+        return (code, f"(ad-reuse-ok? (list {us}) {name}d)"), None
     if vector:
         return (code, f"(ad-check-jvp-vjp {name} {xlit} '{tree_code(y, u)} '({' '.join(fmt(c) for c in v)}) {fmt(d)})"), None
     return (code, f"(ad-check-gradient {name} {xlit} {fmt(y.v)} '({' '.join(fmt(g) for g in y.g)}))"), None
@@ -827,6 +851,7 @@ def try_function(rng, name, mode):
 def write_file(outdir, fname, seed, count, mode):
     rng = random.Random(seed)
     parts = []
+    checks = []
     reasons = {}
     k = 0
     while k < count:
@@ -837,7 +862,11 @@ def write_file(outdir, fname, seed, count, mode):
             continue
         k += 1
         code, check = res
-        parts.append(f"{code}\n(define r{k} (write {check}))\n")
+        if mode == "ckpt-reuse":
+            parts.append(f"{code}\n")
+            checks.append(f"(define r{k} (write {check}))\n")
+        else:
+            parts.append(f"{code}\n(define r{k} (write {check}))\n")
     kind = {"jac": "tree-valued functions:\n;;; u . (J v) by j* against (J^T u) . v by *j,\n"
                    ";;; and both against the generator's exact values and central finite\n"
                    ";;; differences)",
@@ -849,6 +878,11 @@ def write_file(outdir, fname, seed, count, mode):
                            ";;; *j; j* and *j of fN through checkpoint and resume at every step k,\n"
                            ";;; which falls inside that inner j* or *j, see ad-ck-identities in\n"
                            ";;; ad-lib.vlad)",
+            "ckpt-reuse": "real-valued functions,\n;;; each run by h under j* as f or d/dt f(t x) at t = 1 by an inner\n"
+                          ";;; *j, j* or checkpoint-*j; u = the checkpoint of that run at a few\n"
+                          ";;; steps, and h, once go is #t, returns a second execution of u\n"
+                          ";;; suspended inside the first: both must give the derivative of the\n"
+                          ";;; run without checkpoints, see ad-reuse-ok? in ad-lib.vlad)",
             "ckpt-cpj": "real-valued functions,\n;;; each differentiated inside: fN(x) = d/dt f(t x) at t = 1 by\n"
                         ";;; checkpoint-*j of a closure over x; j* and *j of fN through\n"
                         ";;; checkpoint and resume at every step k, which falls inside\n"
@@ -860,6 +894,8 @@ def write_file(outdir, fname, seed, count, mode):
             f";;; of functions that passed.\n"
             f"(include \"ad-lib\")\n\n")
     tail = "\n(ad-count-true (list " + " ".join(f"r{i + 1}" for i in range(count)) + "))\n"
+    if mode == "ckpt-reuse":
+        parts = ["(define go #f)\n"] + parts + ["(define go #t)\n"] + checks
     with open(os.path.join(outdir, fname + ".vlad"), "w") as fh:
         fh.write(head + "\n".join(parts) + tail)
     with open(os.path.join(outdir, fname + ".out"), "w") as fh:
@@ -874,7 +910,8 @@ def main():
             ("random-jac-1", 2001, 60, "jac"), ("random-jac-2", 2002, 60, "jac"),
             ("random-ckpt-1", 3001, 40, "ckpt"),
             ("random-ckpt-2", 3002, 40, "ckpt-nested"),
-            ("random-ckpt-3", 3003, 20, "ckpt-cpj")]
+            ("random-ckpt-3", 3003, 20, "ckpt-cpj"),
+            ("random-ckpt-4", 3004, 20, "ckpt-reuse")]
     for fname, seed, count, mode in plan:
         reasons = write_file(outdir, fname, seed, count, mode)
         if os.environ.get("GEN_VERBOSE"):
