@@ -22,6 +22,7 @@
 #include "vm/ad.h"
 #include "vm/adfast.h"
 #include "vm/adsweep.h"
+#include "vm/cont.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -1025,11 +1026,22 @@ static Value leaf_tangent(VladState *S, Value y, Value bar, void *ud)
     return vl_num_marked(0, VL_ACTIVE);
 }
 
+/* A checkpoint met by the walks of j*'s result that holds a j* of the
+   same tag suspended is relabeled first (vm/cont.h, "Fresh tags"). */
+static Value ckpt_jstar(VladState *S, Value k, void *ud)
+{
+    const Checkpoint *nk = vl_cont_fresh_tags(S, AS_CKPT(k),
+                                              ((TagCtx *)ud)->tag);
+    return vl_obj(VT_CKPT, (void *)nk);
+}
+
 Value vl_ad_jstar_result(VladState *S, int64_t tag, Value y)
 {
     TagCtx c = {.tag = tag};
-    Value primal = ad_map(S, y, leaf_primal, &c);
-    Value tangent = ad_map(S, y, leaf_tangent, &c);
+    c.ncopies = 0;
+    Value primal = vl_walk_map_hook(S, y, leaf_primal, &c, ckpt_jstar);
+    c.ncopies = 0;
+    Value tangent = vl_walk_map_hook(S, y, leaf_tangent, &c, ckpt_jstar);
     return vl_value_list2(primal, tangent);
 }
 
@@ -1247,6 +1259,11 @@ static int cmp_from(const void *a, const void *b)
     int64_t x = ((const RelabelTag *)a)->from;
     int64_t y = ((const RelabelTag *)b)->from;
     return (x > y) - (x < y);
+}
+
+int vl_ad_active(VladState *S, int64_t tag)
+{
+    return rank_of(S, tag) != 0;
 }
 
 int64_t vl_ad_relabel_tag(VlRelabel *r, int64_t tag)

@@ -396,6 +396,8 @@ VL_INTERNAL Value vl_ad_starj_result(VladState *S, int64_t tag, Value xnodes,
    walked by vm/walk.c); what it does not change is kept as it is. */
 typedef struct VlRelabel VlRelabel;
 VL_INTERNAL VlRelabel *vl_ad_relabel_new(void);
+/* Whether the invocation of 'tag' is active (in S->ad). */
+VL_INTERNAL int vl_ad_active(VladState *S, int64_t tag);
 VL_INTERNAL void vl_ad_relabel_add(VlRelabel *r, int64_t from, int64_t to);
 VL_INTERNAL int64_t vl_ad_relabel_tag(VlRelabel *r, int64_t tag);
 VL_INTERNAL TapeChunk *vl_ad_relabel_tape(VladState *S, VlRelabel *r,

@@ -212,54 +212,60 @@ Checkpoint *vl_cont_capture(VladState *S, size_t delim, Value *fb,
 
 /* ===== Reinstall ===== */
 
-/* The value of register r of captured frame cf of k, which must be live
-   there. */
-static Value frame_reg(const Checkpoint *k, const CapFrame *cf, int r)
+/* The value of register r of captured frame cf of k (which must be live
+   there), in k's values. */
+static Value *frame_reg(const Checkpoint *k, const CapFrame *cf, int r)
 {
     const Proto *p = cf->closure->proto;
     const uint64_t *l = live_set(p, p->code + cf->ret_pc);
     size_t j = cf->first;
     for (int q = 0; q < r; q++)
         j += (size_t)bit(l, q);
-    return k->values[j];
+    return &k->values[j];
 }
 
-/* Every j* or *j suspended in k gets a fresh tag when k is resumed, and
-   k's values are relabeled to match (vm/ad.c, "Fresh tags"), so that two
-   executions never share a tag: not two live ones (k resumed inside its
-   own resumed execution), nor a live one and the suspended one of k, which
-   the live execution may hold as data (finding W1).  Returns k, or the
-   relabeled copy with the relabeling in *rl (else NULL). */
-static const Checkpoint *fresh_tags(VladState *S, const Checkpoint *k,
-                                    VlRelabel **rl)
+const Checkpoint *vl_cont_fresh_tags(VladState *S, const Checkpoint *k,
+                                     int64_t tag)
 {
-    *rl = NULL;
+    if (k->finished)
+        return k;
+    VlRelabel *rl = NULL;
     for (uint32_t f = 0; f < k->nframes; f++) {
         const Proto *p = k->frames[f].closure->proto;
         if (p->kind != PK_JSTAR && p->kind != PK_STARJ)
             continue;
-        int64_t tag = frame_reg(k, &k->frames[f], p->ctlreg).as.i;
-        if (*rl == NULL)
-            *rl = vl_ad_relabel_new();
-        vl_ad_relabel_add(*rl, tag, ++S->next_tag);
+        int64_t t = frame_reg(k, &k->frames[f], p->ctlreg)->as.i;
+        if (tag >= 0 ? t != tag : !vl_ad_active(S, t))
+            continue;
+        if (rl == NULL)
+            rl = vl_ad_relabel_new();
+        vl_ad_relabel_add(rl, t, ++S->next_tag);
     }
-    if (*rl == NULL)
+    if (rl == NULL)
         return k;
-    return AS_CKPT(vl_ad_relabel(S, *rl, vl_obj(VT_CKPT, k)));
-}
-
-/* Push the side-stack entry of delimiter frame b of prototype p (its
-   limit, AD invocation or checkpoint-*j segment), its tags relabeled by
-   rl when not NULL. */
-static void reinstall_delimiter(VladState *S, const Proto *p, Value *b,
-                                VlRelabel *rl)
-{
-    if (rl != NULL && (p->kind == PK_JSTAR || p->kind == PK_STARJ)) {
-        b[p->ctlreg].as.i = vl_ad_relabel_tag(rl, b[p->ctlreg].as.i);
-        Value *end = &b[p->ctlreg + 2];
-        if (p->kind == PK_STARJ && end->tag == VT_RAW && end->as.ptr != NULL)
+    /* the walk relabels the reals and tapes of a copy of k (its values
+       are its own); its frames' raw tags and tape ends follow */
+    Checkpoint *nk = AS_CKPT(vl_ad_relabel(S, rl, vl_obj(VT_CKPT,
+                                                         (void *)k)));
+    for (uint32_t f = 0; f < nk->nframes; f++) {
+        const Proto *p = nk->frames[f].closure->proto;
+        if (p->kind != PK_JSTAR && p->kind != PK_STARJ)
+            continue;
+        Value *t = frame_reg(nk, &nk->frames[f], p->ctlreg);
+        t->as.i = vl_ad_relabel_tag(rl, t->as.i);
+        if (p->kind != PK_STARJ)
+            continue;
+        Value *end = frame_reg(nk, &nk->frames[f], p->ctlreg + 2);
+        if (end->tag == VT_RAW && end->as.ptr != NULL)
             end->as.ptr = vl_ad_relabel_tape(S, rl, (TapeChunk *)end->as.ptr);
     }
+    return nk;
+}
+
+/* Push the side-stack entry of delimiter frame b of prototype p: its
+   limit, AD invocation or checkpoint-*j segment. */
+static void reinstall_delimiter(VladState *S, const Proto *p, Value *b)
+{
     if (p->kind == PK_JSTAR)
         vl_ad_push(S, b[p->ctlreg].as.i, 0, (size_t)(b - S->stack), NULL, 0);
     else if (p->kind == PK_SEGMENT)
@@ -278,8 +284,7 @@ static void reinstall_delimiter(VladState *S, const Proto *p, Value *b,
 Value *vl_cont_reinstall(VladState *S, const Checkpoint *k, Value **base,
                          const Instr *ret_ip, int dest, int64_t now)
 {
-    VlRelabel *rl;
-    k = fresh_tags(S, k, &rl);
+    k = vl_cont_fresh_tags(S, k, -1);          /* finding W1 */
     size_t need = (size_t)dest + 2 + 3 + SLACK;
     for (uint32_t f = 0; f < k->nframes; f++) {
         const Proto *p = k->frames[f].closure->proto;
@@ -314,7 +319,7 @@ Value *vl_cont_reinstall(VladState *S, const Checkpoint *k, Value **base,
             }
             b[r] = v;
         }
-        reinstall_delimiter(S, p, b, rl);
+        reinstall_delimiter(S, p, b);
         Value *next = b + cf->delta;
         next[-2] = vl_raw(0);
         next[-2].aux = cf->delta;

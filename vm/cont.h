@@ -63,6 +63,26 @@ VL_INTERNAL Value *vl_cont_reinstall(VladState *S, const Checkpoint *k,
                                      Value **base, const Instr *ret_ip,
                                      int dest, int64_t now);
 
+/* Fresh tags (finding W1).  Two executions must never share the tag of
+   a j* or *j: the tag of an invocation suspended in a checkpoint is
+   shared by every execution resumed from it, and by the checkpoint
+   itself.  So a checkpoint resumed while an invocation suspended in it
+   is active (resumed again inside its own resumed execution) gives that
+   invocation a fresh tag: tag < 0 below.  And the walk that ends a j*
+   (vm/ad.c, vl_ad_jstar_result), meeting a checkpoint in its result that
+   holds a j* of its own tag suspended (the checkpoint the running
+   execution was resumed from, held as data), relabels that checkpoint
+   before taking it apart, so that its perturbation is kept as a
+   suspended one's: 'tag' below.  (A *j's result is zipped with a
+   cotangent, which cannot hold such a checkpoint: a checkpoint's
+   cotangent has its frames, and so would hold a cotangent of itself.)
+   Returns k, or a copy of k in which each such invocation has a fresh
+   tag (in its frame too) and the reals and tapes are relabeled to match
+   (vm/ad.c, "Fresh tags"). */
+VL_INTERNAL const Checkpoint *vl_cont_fresh_tags(VladState *S,
+                                                 const Checkpoint *k,
+                                                 int64_t tag);
+
 /* A finished checkpoint holding 'v'. */
 VL_INTERNAL Value vl_cont_finished(VladState *S, Value v);
 

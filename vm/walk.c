@@ -50,6 +50,8 @@ typedef struct Walk {
     int zip;
     const char *who, *what;
     Value whole_a, whole_b;
+    WalkCkpt hook;          /* map: replaces a checkpoint before its
+                               visit, or NULL */
     Memo memo;
 } Walk;
 
@@ -299,7 +301,10 @@ static Value walk(Walk *w, Value a, Value b)
                 break;
             }
             if (a.tag == VT_CKPT) {
-                r = open_checkpoint(w, &t, a, b);
+                Value a2 = w->hook != NULL ? w->hook(w->S, a, w->ud) : a;
+                r = open_checkpoint(w, &t, a2, w->zip ? b : a2);
+                if (a2.as.obj != a.as.obj)      /* the original too */
+                    memo_put(&w->memo, a.as.obj, a.as.obj, r);
                 break;
             }
             if (w->zip && !IS_PAIR(b))
@@ -326,11 +331,18 @@ static Value walk(Walk *w, Value a, Value b)
 
 Value vl_walk_map(VladState *S, Value v, WalkLeaf leaf, void *ud)
 {
+    return vl_walk_map_hook(S, v, leaf, ud, NULL);
+}
+
+Value vl_walk_map_hook(VladState *S, Value v, WalkLeaf leaf, void *ud,
+                       WalkCkpt hook)
+{
     Walk w;
     memset(&w, 0, sizeof w);
     w.S = S;
     w.leaf = leaf;
     w.ud = ud;
+    w.hook = hook;
     memo_open(S, &w.memo);
     Value r = walk(&w, v, v);
     memo_close(S, &w.memo);

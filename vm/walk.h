@@ -35,6 +35,14 @@ typedef Value (*WalkLeaf)(VladState *S, Value a, Value b, void *ud);
 
 VL_INTERNAL Value vl_walk_map(VladState *S, Value v, WalkLeaf leaf, void *ud);
 
+/* A map in which each checkpoint met is first given to 'hook', which
+   returns the checkpoint to walk in its place (the same object, or a
+   copy): vm/ad.c relabels a checkpoint holding a j* of the walk's own
+   tag.  Later meetings of the same checkpoint reuse its result. */
+typedef Value (*WalkCkpt)(VladState *S, Value ckpt, void *ud);
+VL_INTERNAL Value vl_walk_map_hook(VladState *S, Value v, WalkLeaf leaf,
+                                   void *ud, WalkCkpt hook);
+
 /* Zip 'a' with 'b'; a shape mismatch raises an error that names 'who' (the
    operator), 'what' (e.g. "tangent") and both values. */
 VL_INTERNAL Value vl_walk_zip(VladState *S, Value a, Value b, WalkLeaf leaf,
