@@ -332,7 +332,10 @@ VLAD_API VladStatus vlad_directional_derivative(VladState *S, VladValue f,
    '*result'; it returns VLAD_OK, or the status of vlad_host_error to stop
    the evaluation with a VLAD error "NAME: message" located at the call.
    It must not call back into its state (vlad_eval_*, vlad_call ... fail
-   with VLAD_ERR_ARGUMENT while the state runs).
+   with VLAD_ERR_ARGUMENT while the state runs) nor change it
+   (vlad_set_global, vlad_set_checkpoint and vlad_register are refused
+   the same way); it may close it (see vlad_close).  A result that is not
+   a value (the zero VladValue, say) is a run-time error.
 
    Differentiable: a host primitive of 1 or 2 reals may name, in
    partial[], host primitives registered before (same arity) computing
