@@ -84,7 +84,7 @@ for h in read eval ad api; do
     read) runs=${FUZZ_SMOKE_RUNS:-20000} ;;
     eval) runs=${FUZZ_SMOKE_RUNS:-3000} ;;
     ad)   runs=${FUZZ_SMOKE_RUNS:-400} ;;
-    api)  runs=${FUZZ_SMOKE_RUNS:-1500} ;;
+    api)  runs=${FUZZ_SMOKE_RUNS:-300} ;;
     esac
     if FUZZ_ARGS="-seed=1 -runs=$runs" \
         sh "$src/run.sh" "$out" "$work" "$seconds" "$h"; then
