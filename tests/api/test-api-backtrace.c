@@ -10,7 +10,8 @@
  * 100,000 deep, 30 nested j* (control frames, printed without a
  * position, which were merged without being counted), mutual recursion,
  * an error raised by a host primitive deep in a recursion, a step limit
- * stopping a runaway recursion; and a shallow backtrace is shown whole.
+ * stopping a runaway recursion, a checkpoint's failing rest resumed twice;
+ * and a shallow backtrace is shown whole.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -119,6 +120,27 @@ int main(void)
     long n = frames_of(vlad_last_error(S)->backtrace, &lines);
     CHECK(n > 1000);
     CHECK(lines <= 16);
+    vlad_set_step_limit(S, 0);
+    /* a checkpoint taken 50,000 calls deep, whose rest fails, resumed
+       twice: the same bounded backtrace both times, counting the frames
+       of the captured continuation and those made after (50,001 of f)
+       and the resume frame running them */
+    VladValue u;
+    CHECK_STATUS(S, vlad_eval_string(S, "(define (f x) (if (= x 0) (car x)"
+                                        " (+ 1 (f (- x 1))))) (checkpoint f "
+                                        "50000 1000)", "bt", &u), VLAD_OK);
+    CHECK(vlad_is_checkpoint(u));
+    char first[2048];
+    for (int k = 0; k < 2; k++) {
+        CHECK_INT(vlad_resume(S, u, NULL), VLAD_ERR_RUNTIME);
+        n = frames_of(vlad_last_error(S)->backtrace, &lines);
+        CHECK_INT(n, 50002);
+        CHECK(lines <= 16);
+        if (k == 0)
+            snprintf(first, sizeof first, "%s", vlad_last_error(S)->backtrace);
+        else
+            CHECK_STR(vlad_last_error(S)->backtrace, first);
+    }
     vlad_close(S);
     return CHECK_DONE();
 }
