@@ -23,7 +23,9 @@
  * Values.  A VladValue is a 16-byte value passed by copy.  Values held in
  * C local variables are safe from the garbage collector (Boehm scans the C
  * stack); values stored in malloc'ed memory must be held by a reference
- * (VladRef, below).
+ * (VladRef, below).  Only values libvlad made are values: the zero
+ * VladValue and forged ones are refused (VLAD_ERR_ARGUMENT, or the neutral
+ * result of the functions without a status; doc/embedding.md, section 3).
  *
  * Error indicators in the comments: [never fails] or [returns status].
  */
@@ -84,8 +86,9 @@ typedef struct VladConfig {
     /* Receives everything VLAD code prints.  NULL: standard output. */
     void (*write)(void *userdata, const char *text, size_t len);
     /* Supplies text for read-real: fill 'buf' (at most 'cap' bytes) and
-       return the number of bytes, 0 at end of input.  NULL: standard
-       input. */
+       return the number of bytes, 0 at end of input.  A count over 'cap'
+       (say (size_t)-1) is an input error of read-real (VLAD_ERR_IO);
+       nothing past 'cap' is read.  NULL: standard input. */
     size_t (*read)(void *userdata, char *buf, size_t cap);
     /* Extra directories searched by include, in order (NULL-terminated
        array, or NULL). */
@@ -122,7 +125,11 @@ VLAD_API void vlad_config_init(VladConfig *config);
    prelude fails to load.  [never fails otherwise] */
 VLAD_API VladState *vlad_open(const VladConfig *config);
 
-/* Destroy a state.  Values obtained from it must not be used afterwards. */
+/* Destroy a state.  Values obtained from it must not be used afterwards,
+   nor the state (it is freed).  Called while the state runs (from a host
+   primitive or a callback), it stops the evaluation and frees the state
+   when the running call returns (that call returns VLAD_ERR_ARGUMENT);
+   until then calls on it are refused or harmless.  [never fails] */
 VLAD_API void vlad_close(VladState *S);
 
 /* Evaluate every top-level form of 'src' in order, as a script does
@@ -181,9 +188,10 @@ VLAD_API void vlad_globals(VladState *S,
 VLAD_API int vlad_get_global(VladState *S, const char *name, VladValue *out);
 
 /* Bind the global 'name' (in the program's environment) to 'value', as
-   a top-level definition does.  [never fails] */
-VLAD_API void vlad_set_global(VladState *S, const char *name,
-                              VladValue value);
+   a top-level definition does.  Refused (VLAD_ERR_ARGUMENT) while the
+   state runs (from a host primitive or a callback).  [returns status] */
+VLAD_API VladStatus vlad_set_global(VladState *S, const char *name,
+                                    VladValue value);
 
 /* Set the heap limit of later evaluations (see VladConfig.heap_limit;
    0: none).  [never fails] */
@@ -195,9 +203,10 @@ VLAD_API void vlad_set_step_limit(VladState *S, int64_t limit);
 /* Set the strategy of checkpoint-*j for later evaluations.  'spec' is a
    strategy name with comma-separated options: "bisection",
    "bisection,base=N", "binomial", "binomial,slots=S,base=N" (see
-   doc/reference.md); NULL or "" restores the default.  A malformed spec
-   changes nothing and returns VLAD_ERR_ARGUMENT with the reason in
-   vlad_last_error.  [returns status] */
+   doc/reference.md); NULL or "" restores the default.  A malformed spec,
+   or a call while the state runs, changes nothing and returns
+   VLAD_ERR_ARGUMENT with the reason in vlad_last_error.  [returns
+   status] */
 VLAD_API VladStatus vlad_set_checkpoint(VladState *S, const char *spec);
 
 /* Statistics of checkpoint-*j (totals since vlad_open; peaks are the
@@ -323,7 +332,10 @@ VLAD_API VladStatus vlad_directional_derivative(VladState *S, VladValue f,
    '*result'; it returns VLAD_OK, or the status of vlad_host_error to stop
    the evaluation with a VLAD error "NAME: message" located at the call.
    It must not call back into its state (vlad_eval_*, vlad_call ... fail
-   with VLAD_ERR_ARGUMENT while the state runs).
+   with VLAD_ERR_ARGUMENT while the state runs) nor change it
+   (vlad_set_global, vlad_set_checkpoint and vlad_register are refused
+   the same way); it may close it (see vlad_close).  A result that is not
+   a value (the zero VladValue, say) is a run-time error.
 
    Differentiable: a host primitive of 1 or 2 reals may name, in
    partial[], host primitives registered before (same arity) computing

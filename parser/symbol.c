@@ -45,13 +45,28 @@ static void grow(VlSymtab *t)
     t->nbuckets = n;
 }
 
-Symbol *vl_symbol_intern(VlSymtab *t, const char *name, size_t len)
+static Symbol *find(const VlSymtab *t, const char *name, size_t len,
+                    uint32_t h)
 {
-    uint32_t h = hash_bytes(name, len);
     for (Symbol *s = t->buckets[h & (t->nbuckets - 1)]; s; s = s->next)
         if (s->hash == h && strncmp(s->name, name, len) == 0
             && s->name[len] == '\0')
             return s;
+    return NULL;
+}
+
+Symbol *vl_symbol_lookup_c(const VlSymtab *t, const char *name)
+{
+    size_t len = strlen(name);
+    return find(t, name, len, hash_bytes(name, len));
+}
+
+Symbol *vl_symbol_intern(VlSymtab *t, const char *name, size_t len)
+{
+    uint32_t h = hash_bytes(name, len);
+    Symbol *found = find(t, name, len, h);
+    if (found != NULL)
+        return found;
     if (t->count >= t->nbuckets)
         grow(t);
     Symbol *s = vl_gc_alloc(sizeof *s);

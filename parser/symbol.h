@@ -32,6 +32,9 @@ typedef struct VlSymtab {
 VL_INTERNAL VlSymtab *vl_symtab_new(void);
 VL_INTERNAL Symbol *vl_symbol_intern(VlSymtab *t, const char *name, size_t len);
 VL_INTERNAL Symbol *vl_symbol_intern_c(VlSymtab *t, const char *name);
+/* The symbol spelled 'name' if it is interned, else NULL (nothing is
+   added: a lookup never grows the table). */
+VL_INTERNAL Symbol *vl_symbol_lookup_c(const VlSymtab *t, const char *name);
 VL_INTERNAL Symbol *vl_symbol_gensym(VlSymtab *t, const char *prefix);
 
 #endif

@@ -511,7 +511,11 @@ VLAD_API_TESTS = \
 	%reldir%/api/test-api-heap \
 	%reldir%/api/test-api-cycle \
 	%reldir%/api/test-api-threads \
-	%reldir%/api/test-api-args
+	%reldir%/api/test-api-args \
+	%reldir%/api/test-api-close \
+	%reldir%/api/test-api-boundary \
+	%reldir%/api/test-api-lookup \
+	%reldir%/api/test-api-backtrace
 
 VLAD_EMBED_EXAMPLES = \
 	examples/embed/minimal \
@@ -559,6 +563,22 @@ VLAD_API_LINK = -no-install
 %canon_reldir%_api_test_api_args_CPPFLAGS = $(VLAD_API_INCLUDES)
 %canon_reldir%_api_test_api_args_LDADD = $(VLAD_API_LINKLIBS)
 %canon_reldir%_api_test_api_args_LDFLAGS = $(VLAD_API_LINK)
+%canon_reldir%_api_test_api_close_SOURCES = %reldir%/api/test-api-close.c %reldir%/api/apitest.h
+%canon_reldir%_api_test_api_close_CPPFLAGS = $(VLAD_API_INCLUDES)
+%canon_reldir%_api_test_api_close_LDADD = $(VLAD_API_LINKLIBS) -lpthread
+%canon_reldir%_api_test_api_close_LDFLAGS = $(VLAD_API_LINK)
+%canon_reldir%_api_test_api_boundary_SOURCES = %reldir%/api/test-api-boundary.c %reldir%/api/apitest.h
+%canon_reldir%_api_test_api_boundary_CPPFLAGS = $(VLAD_API_INCLUDES)
+%canon_reldir%_api_test_api_boundary_LDADD = $(VLAD_API_LINKLIBS)
+%canon_reldir%_api_test_api_boundary_LDFLAGS = $(VLAD_API_LINK)
+%canon_reldir%_api_test_api_lookup_SOURCES = %reldir%/api/test-api-lookup.c %reldir%/api/apitest.h
+%canon_reldir%_api_test_api_lookup_CPPFLAGS = $(VLAD_API_INCLUDES)
+%canon_reldir%_api_test_api_lookup_LDADD = $(VLAD_API_LINKLIBS) -lpthread
+%canon_reldir%_api_test_api_lookup_LDFLAGS = $(VLAD_API_LINK)
+%canon_reldir%_api_test_api_backtrace_SOURCES = %reldir%/api/test-api-backtrace.c %reldir%/api/apitest.h
+%canon_reldir%_api_test_api_backtrace_CPPFLAGS = $(VLAD_API_INCLUDES)
+%canon_reldir%_api_test_api_backtrace_LDADD = $(VLAD_API_LINKLIBS)
+%canon_reldir%_api_test_api_backtrace_LDFLAGS = $(VLAD_API_LINK)
 
 examples_embed_minimal_SOURCES = examples/embed/minimal.c
 examples_embed_minimal_CPPFLAGS = $(VLAD_API_INCLUDES)

@@ -50,7 +50,27 @@ void vlad_close(VladState *S)
 {
     if (S == NULL || !vl_gc_thread_attach())
         return;
-    vl_toplevel_close(S);
+    vl_toplevel_close(S);   /* deferred while the state runs (C1) */
+}
+
+VladStatus vl_api_refuse_value(VladState *S, const char *who,
+                               const char *which)
+{
+    return vl_toplevel_fail(S, VLAD_ERR_ARGUMENT, "%s: %s is not a value "
+                            "(the zero VladValue, or one libvlad never "
+                            "made)", who, which);
+}
+
+VladStatus vl_api_refuse_busy(VladState *S, const char *who)
+{
+    if (S->closing)
+        return vl_toplevel_fail(S, VLAD_ERR_ARGUMENT,
+                                "%s: the state is closed (vlad_close)", who);
+    if (S->busy > 0)
+        return vl_toplevel_fail(S, VLAD_ERR_ARGUMENT,
+                                "%s: the state is running (a host primitive "
+                                "or callback may not change it)", who);
+    return VLAD_OK;
 }
 
 /* Check the state and register the thread; a status to return, or
@@ -144,6 +164,10 @@ VladStatus vlad_call(VladState *S, VladValue fn, VladValue arg,
     VladStatus st = enter(S, out);
     if (st != VLAD_OK)
         return st;
+    if (!vl_api_valid_public(fn))
+        return vl_api_refuse_value(S, "vlad_call", "the procedure");
+    if (!vl_api_valid_public(arg))
+        return vl_api_refuse_value(S, "vlad_call", "the argument");
     Value v;
     st = vl_toplevel_apply(S, to_internal(fn), to_internal(arg), &v);
     if (out != NULL)
@@ -164,6 +188,11 @@ VladStatus vlad_resume(VladState *S, VladValue u, VladValue *out)
 {
     if (S == NULL)
         return enter(S, out);
+    if (!vl_api_valid_public(u)) {
+        VladStatus st = enter(S, out);
+        return st != VLAD_OK ? st : vl_api_refuse_value(S, "vlad_resume",
+                                                        "the checkpoint");
+    }
     return vlad_call(S, to_public(S->resume_value), u, out);
 }
 
@@ -192,32 +221,23 @@ static int quietly(VladState *S, void (*job)(VladState *, void *), void *ud)
     return st == VLAD_OK;
 }
 
+/* A lookup creates neither a symbol nor a cell (R1: a host probing
+   10^6 unbound names must not grow the state). */
+int vlad_get_global(VladState *S, const char *name, VladValue *out)
+{
+    Value v;
+    if (S == NULL || name == NULL || !vl_gc_thread_attach()
+        || !vl_state_lookup(S, name, &v))
+        return 0;
+    if (out != NULL)
+        *out = to_public(v);
+    return 1;
+}
+
 typedef struct GlobalJob {
     const char *name;
     Value value;
-    int bound;
 } GlobalJob;
-
-static void get_global_job(VladState *S, void *ud)
-{
-    GlobalJob *job = ud;
-    Symbol *sym = vl_symbol_intern_c(S->syms, job->name);
-    const Global *g = vl_state_user_cell(S, sym);
-    job->bound = !IS_UNDEF(g->value);
-    job->value = g->value;
-}
-
-int vlad_get_global(VladState *S, const char *name, VladValue *out)
-{
-    if (S == NULL || name == NULL || !vl_gc_thread_attach())
-        return 0;
-    GlobalJob job = {name, NIL_VAL, 0};
-    if (!quietly(S, get_global_job, &job) || !job.bound)
-        return 0;
-    if (out != NULL)
-        *out = to_public(job.value);
-    return 1;
-}
 
 static void set_global_job(VladState *S, void *ud)
 {
@@ -226,12 +246,23 @@ static void set_global_job(VladState *S, void *ud)
     vl_state_define(S, vl_state_user_cell(S, sym), job->value);
 }
 
-void vlad_set_global(VladState *S, const char *name, VladValue value)
+VladStatus vlad_set_global(VladState *S, const char *name, VladValue value)
 {
-    if (S == NULL || name == NULL || !vl_gc_thread_attach())
-        return;
-    GlobalJob job = {name, to_internal(value), 0};
-    (void)quietly(S, set_global_job, &job);
+    VladStatus st = enter(S, NULL);
+    if (st != VLAD_OK)
+        return st;
+    if (name == NULL)
+        return vl_toplevel_fail(S, VLAD_ERR_ARGUMENT,
+                                "vlad_set_global: the name is NULL");
+    if (!vl_api_valid_public(value))
+        return vl_api_refuse_value(S, "vlad_set_global", "the value");
+    if (vl_api_refuse_busy(S, "vlad_set_global") != VLAD_OK)
+        return VLAD_ERR_ARGUMENT;
+    GlobalJob job = {name, to_internal(value)};
+    st = vl_except_protect(S, set_global_job, &job);
+    if (st == VLAD_OK)
+        vl_toplevel_clear_error(S);
+    return st;
 }
 
 void vlad_set_heap_limit(VladState *S, size_t bytes)
@@ -251,6 +282,8 @@ VladStatus vlad_set_checkpoint(VladState *S, const char *spec)
     VladStatus st = enter(S, NULL);
     if (st != VLAD_OK)
         return st;
+    if (vl_api_refuse_busy(S, "vlad_set_checkpoint") != VLAD_OK)
+        return VLAD_ERR_ARGUMENT;
     CpjStrategy cs = vl_cpj_default();
     char msg[256];
     if (spec != NULL && spec[0] != '\0'
@@ -304,6 +337,8 @@ const char *vlad_to_string(VladState *S, VladValue v)
 {
     if (S == NULL || !vl_gc_thread_attach())
         return "";
+    if (!vl_api_valid_public(v))
+        return "#<invalid value>";
     PrintJob job = {to_internal(v), ""};
     if (!quietly(S, print_job, &job))
         return "";

@@ -17,7 +17,9 @@
  *   themselves support;
  * - errors: a status other than VLAD_OK becomes a VLAD run-time error
  *   ("NAME: message") with location and backtrace.
- * Host functions must not call back into the state while it runs them.
+ * Host functions must not call back into the state while it runs them;
+ * one that closes it (vlad_close) stops the evaluation when it returns,
+ * and one that returns an invalid value (vm/apiconv.h) raises an error.
  */
 #include "config.h"
 #include "include/vlad.h"
@@ -51,10 +53,15 @@ static Value call_host(VladState *S, const HostPrim *h, const Value *args)
     S->host_message = NULL;
     S->escapes++;           /* the host may keep what it is given */
     VladStatus st = h->fn(S, h->userdata, in, &out);
+    vl_except_if_closed(S);     /* the host closed the state: stop */
     if (st != VLAD_OK)
         vl_except_runtime(S, st == VLAD_ERR_MEMORY ? st : VLAD_ERR_RUNTIME,
                           "%s: %s", h->info.name,
                           S->host_message ? S->host_message : "failed");
+    if (!vl_api_valid_public(out))
+        vl_except_runtime(S, VLAD_ERR_RUNTIME, "%s: the host function "
+                          "returned an invalid VladValue (the zero value, "
+                          "or one libvlad never made)", h->info.name);
     return to_internal(out);
 }
 
@@ -169,10 +176,9 @@ static Value trampoline(VladState *S, Value *args)
 
 static const HostPrim *find_host(VladState *S, const char *name)
 {
-    if (name == NULL)
+    Value v;
+    if (name == NULL || !vl_state_lookup(S, name, &v))
         return NULL;
-    Value v = vl_state_user_cell(S, vl_symbol_intern_c(S->syms, name))
-                  ->value;
     if (!IS_PRIM(v) || AS_PRIM(v)->fn != trampoline)
         return NULL;
     return (const HostPrim *)AS_PRIM(v);
@@ -236,6 +242,8 @@ VladStatus vlad_register(VladState *S, const VladHostPrim *prim)
     if (!vl_gc_thread_attach())
         return vl_toplevel_fail(S, VLAD_ERR_MEMORY, "the thread could not "
                                 "be registered with the garbage collector");
+    if (vl_api_refuse_busy(S, "vlad_register") != VLAD_OK)
+        return VLAD_ERR_ARGUMENT;
     if (prim == NULL || prim->name == NULL || prim->fn == NULL
         || prim->arity < 1 || prim->arity > 3)
         return vl_toplevel_fail(S, VLAD_ERR_ARGUMENT,

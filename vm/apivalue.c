@@ -14,7 +14,11 @@
 #include "vm/print.h"
 #include "vm/toplevel.h"
 
-/* ===== Values ===== */
+/* ===== Values =====
+   A value the host forged or left zeroed (vm/apiconv.h) is no value:
+   every predicate gives 0, vlad_to_number 0, vlad_to_boolean 0, vlad_car
+   and vlad_cdr (), vlad_numbers_of_list -1, and vlad_cons, vlad_ref and
+   vlad_ref_set refuse it (the empty list, NULL, no change). */
 
 VladValue vlad_number(double x)
 {
@@ -24,13 +28,12 @@ VladValue vlad_number(double x)
 int vlad_is_number(VladValue v)
 {
     Value x = to_internal(v);
-    return IS_REAL(x);
+    return IS_REAL(x) && vl_api_valid(x);
 }
 
 double vlad_to_number(VladValue v)
 {
-    Value x = to_internal(v);
-    return IS_REAL(x) ? vl_value_primal(x) : 0.0;
+    return vlad_is_number(v) ? vl_value_primal(to_internal(v)) : 0.0;
 }
 
 VladValue vlad_boolean(int b)
@@ -40,13 +43,14 @@ VladValue vlad_boolean(int b)
 
 int vlad_is_boolean(VladValue v)
 {
-    return IS_BOOL(to_internal(v));
+    Value x = to_internal(v);
+    return IS_BOOL(x) && vl_api_valid(x);
 }
 
 int vlad_to_boolean(VladValue v)
 {
     Value x = to_internal(v);
-    return !(IS_BOOL(x) && !x.as.boolean);
+    return vl_api_valid(x) && !IS_FALSE(x);
 }
 
 VladValue vlad_nil(void)
@@ -96,35 +100,40 @@ static Value protected_cons(VladState *S, ConsJob *job)
 
 VladValue vlad_cons(VladState *S, VladValue car, VladValue cdr)
 {
+    if (!vl_api_valid_public(car) || !vl_api_valid_public(cdr))
+        return to_public(NIL_VAL);
     ConsJob job = {NULL, 0, to_internal(car), to_internal(cdr), NIL_VAL};
     return to_public(protected_cons(S, &job));
 }
 
 int vlad_is_pair(VladValue v)
 {
-    return IS_PAIR(to_internal(v));
+    Value x = to_internal(v);
+    return IS_PAIR(x) && vl_api_valid(x);
 }
 
 VladValue vlad_car(VladValue v)
 {
-    Value x = to_internal(v);
-    return to_public(IS_PAIR(x) ? AS_PAIR(x)->car : NIL_VAL);
+    return to_public(vlad_is_pair(v) ? AS_PAIR(to_internal(v))->car
+                                     : NIL_VAL);
 }
 
 VladValue vlad_cdr(VladValue v)
 {
-    Value x = to_internal(v);
-    return to_public(IS_PAIR(x) ? AS_PAIR(x)->cdr : NIL_VAL);
+    return to_public(vlad_is_pair(v) ? AS_PAIR(to_internal(v))->cdr
+                                     : NIL_VAL);
 }
 
 int vlad_is_procedure(VladValue v)
 {
-    return IS_PROC(to_internal(v));
+    Value x = to_internal(v);
+    return IS_PROC(x) && vl_api_valid(x);
 }
 
 int vlad_is_checkpoint(VladValue v)
 {
-    return IS_CKPT(to_internal(v));
+    Value x = to_internal(v);
+    return IS_CKPT(x) && vl_api_valid(x);
 }
 
 VladValue vlad_list_of_numbers(VladState *S, const double *xs, size_t n)
@@ -141,6 +150,8 @@ long vlad_numbers_of_list(VladValue list, double *out, size_t cap)
     size_t n = 0;
     if (out == NULL)
         cap = 0;
+    if (!vl_api_valid(l))
+        return -1;
     for (; IS_PAIR(l); l = AS_PAIR(l)->cdr, n++) {
         Value x = AS_PAIR(l)->car;
         if (!IS_REAL(x))
@@ -160,7 +171,7 @@ struct VladRef {
 VladRef *vlad_ref(VladState *S, VladValue v)
 {
     (void)S;
-    if (!vl_gc_thread_attach())
+    if (!vl_api_valid_public(v) || !vl_gc_thread_attach())
         return NULL;
     VladRef *r = vl_gc_alloc_uncollectable(sizeof *r);
     if (r != NULL)
@@ -175,7 +186,7 @@ VladValue vlad_ref_get(const VladRef *ref)
 
 void vlad_ref_set(VladRef *ref, VladValue v)
 {
-    if (ref != NULL)
+    if (ref != NULL && vl_api_valid_public(v))
         ref->value = to_internal(v);
 }
 
@@ -258,8 +269,10 @@ static VladStatus not_real(VladState *S, const char *who, Value v)
     return VLAD_ERR_RUNTIME;
 }
 
-/* Check the state and the arrays (NULL only when n is 0). */
-static VladStatus check_args(VladState *S, const char *who, int ok)
+/* Check the state, the procedure and the arrays (NULL only when n is
+   0). */
+static VladStatus check_args(VladState *S, const char *who, VladValue fn,
+                             int ok)
 {
     if (S == NULL)
         return VLAD_ERR_ARGUMENT;
@@ -269,13 +282,15 @@ static VladStatus check_args(VladState *S, const char *who, int ok)
     if (!ok)
         return vl_toplevel_fail(S, VLAD_ERR_ARGUMENT,
                                 "%s: an array of the point is NULL", who);
+    if (!vl_api_valid_public(fn))
+        return vl_api_refuse_value(S, who, "the procedure");
     return VLAD_OK;
 }
 
 VladStatus vlad_derivative(VladState *S, VladValue fn, double x,
                            double *value, double *derivative)
 {
-    VladStatus st = check_args(S, "vlad_derivative", 1);
+    VladStatus st = check_args(S, "vlad_derivative", fn, 1);
     if (st != VLAD_OK)
         return st;
     Value y, d;
@@ -296,7 +311,8 @@ VladStatus vlad_derivative(VladState *S, VladValue fn, double x,
 VladStatus vlad_gradient(VladState *S, VladValue fn, const double *x,
                          size_t n, double *value, double *gradient)
 {
-    VladStatus st = check_args(S, "vlad_gradient", x != NULL || n == 0);
+    VladStatus st = check_args(S, "vlad_gradient", fn,
+                               x != NULL || n == 0);
     if (st != VLAD_OK)
         return st;
     Value y, g;
@@ -321,7 +337,7 @@ VladStatus vlad_directional_derivative(VladState *S, VladValue fn,
                                        size_t n, double *value,
                                        double *derivative)
 {
-    VladStatus st = check_args(S, "vlad_directional_derivative",
+    VladStatus st = check_args(S, "vlad_directional_derivative", fn,
                                (x != NULL && v != NULL) || n == 0);
     if (st != VLAD_OK)
         return st;

@@ -16,8 +16,12 @@
 #include "vm/print.h"
 #include "vm/vm.h"
 
+/* A backtrace shows at most BACKTRACE_HEAD lines from the innermost frame
+   and BACKTRACE_TAIL from the outermost; a run of BACKTRACE_RUN or more
+   frames that print the same line takes two lines. */
 #define BACKTRACE_HEAD 10
 #define BACKTRACE_TAIL 5
+#define BACKTRACE_RUN 3
 
 char *vl_except_vformat(const char *fmt, va_list ap)
 {
@@ -130,26 +134,29 @@ static const char *frame_name(const Proto *p)
     }
 }
 
-/* One backtrace line; returns whether it has a position. */
-static int frame_line(StrBuf *b, const Proto *p, const Instr *ip)
+/* Where frame 'p' (at 'ip') is shown: 1 and '*loc' for a position in
+   the user's code; the prelude's source is not the user's to open, so
+   its frames (and control frames) are named without a position. */
+static int frame_loc(const Proto *p, const Instr *ip, Loc *loc)
+{
+    return (p->kind == PK_TOPLEVEL || p->kind == PK_LAMBDA) && !p->prelude
+           && locate(p, ip, loc);
+}
+
+/* One backtrace line. */
+static void frame_line(StrBuf *b, const Proto *p, const Instr *ip)
 {
     Loc loc;
     char buf[64];
     vl_buf_adds(b, "  in ");
     vl_buf_adds(b, frame_name(p));
-    int located = 0;
-    /* the prelude's source is not the user's to open: its frames are
-       named without a position */
-    if ((p->kind == PK_TOPLEVEL || p->kind == PK_LAMBDA) && !p->prelude
-        && locate(p, ip, &loc)) {
-        located = 1;
+    if (frame_loc(p, ip, &loc)) {
         vl_buf_adds(b, " at ");
         vl_buf_adds(b, p->file ? p->file : "?");
         snprintf(buf, sizeof buf, ":%d:%d", loc.line, loc.col);
         vl_buf_adds(b, buf);
     }
     vl_buf_adds(b, "\n");
-    return located;
 }
 
 /* The frames of the continuation, innermost first. */
@@ -188,6 +195,89 @@ static size_t collect_frames(VladState *S, FrameRef **out)
     return n;
 }
 
+/* Whether two frames print the same backtrace line. */
+static int same_line(const FrameRef *a, const FrameRef *b)
+{
+    if (a->proto == b->proto && a->ip == b->ip)
+        return 1;
+    Loc la, lb;
+    int ka = frame_loc(a->proto, a->ip, &la);
+    int kb = frame_loc(b->proto, b->ip, &lb);
+    if (ka != kb || strcmp(frame_name(a->proto), frame_name(b->proto)) != 0)
+        return 0;
+    return !ka || (la.line == lb.line && la.col == lb.col
+                   && strcmp(a->proto->file ? a->proto->file : "?",
+                             b->proto->file ? b->proto->file : "?") == 0);
+}
+
+/* The lines a run of 'len' frames that print the same takes: each, up to
+   BACKTRACE_RUN, else the first and a count of the others. */
+static size_t run_lines(size_t len)
+{
+    return len < BACKTRACE_RUN ? len : 2;
+}
+
+static void emit_run(StrBuf *b, const FrameRef *f, size_t len)
+{
+    if (len >= BACKTRACE_RUN) {
+        char buf[80];
+        frame_line(b, f->proto, f->ip);
+        snprintf(buf, sizeof buf, "  [previous line repeated %zu more "
+                 "time%s]\n", len - 1, len == 2 ? "" : "s");
+        vl_buf_adds(b, buf);
+        return;
+    }
+    for (size_t k = 0; k < len; k++)
+        frame_line(b, f->proto, f->ip);
+}
+
+/* The backtrace of the frames fr[0..n), innermost first: consecutive
+   frames that print the same line are one run; the runs that fit in
+   BACKTRACE_HEAD lines from the innermost and BACKTRACE_TAIL lines from
+   the outermost are shown, and the frames between them counted ("...
+   N more frames ..."), so a backtrace has at most HEAD + TAIL + 1 lines
+   and every frame is shown or counted.  O(n). */
+static const char *backtrace(const FrameRef *fr, size_t n)
+{
+    StrBuf b;
+    vl_buf_init(&b);
+    size_t k = 0, lines = 0;
+    while (k < n) {
+        size_t len = 1;
+        while (k + len < n && same_line(&fr[k], &fr[k + len]))
+            len++;
+        if (lines + run_lines(len) > BACKTRACE_HEAD)
+            break;
+        emit_run(&b, &fr[k], len);
+        lines += run_lines(len);
+        k += len;
+    }
+    /* the tail's runs, outermost first, within fr[k..n) */
+    size_t tail_start[BACKTRACE_TAIL], tail_len[BACKTRACE_TAIL], ntail = 0;
+    size_t end = n;
+    lines = 0;
+    while (end > k) {
+        size_t start = end - 1;
+        while (start > k && same_line(&fr[start - 1], &fr[end - 1]))
+            start--;
+        if (lines + run_lines(end - start) > BACKTRACE_TAIL)
+            break;
+        lines += run_lines(end - start);
+        tail_start[ntail] = start;
+        tail_len[ntail++] = end - start;
+        end = start;
+    }
+    if (end > k) {
+        char buf[80];
+        snprintf(buf, sizeof buf, "  ... %zu more frame%s ...\n", end - k,
+                 end - k == 1 ? "" : "s");
+        vl_buf_adds(&b, buf);
+    }
+    while (ntail-- > 0)
+        emit_run(&b, &fr[tail_start[ntail]], tail_len[ntail]);
+    return b.data;
+}
+
 void vl_except_runtime(VladState *S, VladStatus status, const char *fmt, ...)
 {
     va_list ap;
@@ -215,32 +305,17 @@ void vl_except_runtime(VladState *S, VladStatus status, const char *fmt, ...)
                     S->err.column = loc.col;
                     break;
                 }
-        StrBuf b;
-        vl_buf_init(&b);
-        size_t last = 0;        /* where the previous line starts */
-        for (size_t k = 0; k < n; k++) {
-            if (n > BACKTRACE_HEAD + BACKTRACE_TAIL + 1
-                && k == BACKTRACE_HEAD) {
-                char buf[80];
-                snprintf(buf, sizeof buf, "  ... %zu more frames ...\n",
-                         n - BACKTRACE_HEAD - BACKTRACE_TAIL);
-                vl_buf_adds(&b, buf);
-                k = n - BACKTRACE_TAIL;
-            }
-            size_t start = b.len;
-            int located = frame_line(&b, fr[k].proto, fr[k].ip);
-            /* one line for consecutive frames that print the same
-               without a position (the prelude's, control frames) */
-            if (k > 0 && !located && b.len - start == start - last
-                && memcmp(b.data + start, b.data + last, b.len - start) == 0)
-                b.data[b.len = start] = 0;
-            else
-                last = start;
-        }
-        S->err.backtrace = b.data;
+        S->err.backtrace = backtrace(fr, n);
     }
     set_text(S);
     throw_error(S);
+}
+
+void vl_except_if_closed(VladState *S)
+{
+    if (S->closing)
+        vl_except_runtime(S, VLAD_ERR_ARGUMENT,
+                          "the state was closed (vlad_close) while it ran");
 }
 
 static void oom_hook(void *ud)

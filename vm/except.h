@@ -28,6 +28,11 @@ VL_INTERNAL VL_NORETURN void vl_except_runtime(VladState *S,
                                                VladStatus status,
                                                const char *fmt, ...);
 
+/* If vlad_close was called on 'S' while it runs (from a host primitive or
+   a callback), raise the run-time error that stops the evaluation
+   (VLAD_ERR_ARGUMENT); the state is freed when the API call returns. */
+VL_INTERNAL void vl_except_if_closed(VladState *S);
+
 /* Run fn(S, ud) catching errors; returns VLAD_OK or the raised status. */
 VL_INTERNAL VladStatus vl_except_protect(VladState *S,
                                          void (*fn)(VladState *, void *),

@@ -296,6 +296,11 @@ static int input_byte(VladState *S)
         size_t n;
         if (S->config.read != NULL) {
             n = S->config.read(S->config.userdata, S->in_buf, 4096);
+            vl_except_if_closed(S);
+            if (n > 4096)       /* never read past the buffer (U5) */
+                vl_except_runtime(S, VLAD_ERR_IO, "read-real: the host's "
+                                  "read callback returned %zu bytes for a "
+                                  "buffer of 4096", n);
         } else {
             ssize_t r;
             do

@@ -75,6 +75,20 @@ Global *vl_state_user_cell(VladState *S, Symbol *name)
     return g;
 }
 
+int vl_state_lookup(VladState *S, const char *name, Value *out)
+{
+    const Symbol *sym = vl_symbol_lookup_c(S->syms, name);
+    if (sym == NULL || sym->id >= S->ncells)
+        return 0;
+    const Global *g = S->user_cells[sym->id];
+    if (g == NULL)
+        g = S->prelude_cells[sym->id];     /* what a user cell would copy */
+    if (g == NULL || IS_UNDEF(g->value))
+        return 0;
+    *out = g->value;
+    return 1;
+}
+
 void vl_state_flush(VladState *S)
 {
     if (S->nout == 0)

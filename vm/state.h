@@ -152,6 +152,10 @@ struct VladState {
                                        its tape when it ends (vm/ad.h) */
     void *walk_memo;                /* vm/walk.c: its memo table, reused
                                        by one walk after another */
+    int busy;                       /* API calls evaluating on the state
+                                       (vm/toplevel.c run_protected) */
+    int closing;                    /* vlad_close was called: the state is
+                                       freed once 'busy' drops to 0 */
 };
 
 /* Find or create the cell of 'name' in the user (or prelude) environment. */
@@ -160,6 +164,10 @@ struct VladState {
 VL_INTERNAL void vl_state_define(VladState *S, Global *g, Value v);
 
 VL_INTERNAL Global *vl_state_user_cell(VladState *S, Symbol *name);
+
+/* The value of the global 'name' as user code sees it, without creating a
+   symbol or a cell: 1 and '*out' if it is bound, else 0. */
+VL_INTERNAL int vl_state_lookup(VladState *S, const char *name, Value *out);
 VL_INTERNAL Global *vl_state_prelude_cell(VladState *S, Symbol *name);
 
 /* Output through the host's write callback (buffered; flushed at the end

@@ -262,6 +262,7 @@ static void run_text(VladState *S, RunCtx *ctx)
     if (st != VL_READ_OK)
         report_diags(S, st, diags);
     for (Datum *d = forms; d->kind == D_PAIR; d = d->u.pair.cdr) {
+        vl_except_if_closed(S);     /* by a callback of an earlier form */
         TopForm f;
         VlDiag *diag = NULL;
         VlExpandStatus es = vl_expand_toplevel(S->syms, d->u.pair.car, &f,
@@ -340,8 +341,18 @@ static void clear_used_stack(VladState *S)
         memset(s, 0, end * sizeof(Value));
 }
 
+/* Free a closed state (its output flushed first; a callback that calls
+   into it meanwhile is refused: 'closing' is set). */
+static void destroy(VladState *S)
+{
+    vl_state_flush(S);
+    vl_gc_free(S);
+}
+
 /* Run job(S, ud) as one call of the API: errors caught, control state
-   reset before and after, output flushed. */
+   reset before and after, output flushed; a state closed meanwhile is
+   freed on the way out, and the call returns VLAD_ERR_ARGUMENT (the
+   caller must not touch the state after a failure). */
 static VladStatus run_protected(VladState *S,
                                 void (*job)(VladState *, void *), void *ud)
 {
@@ -349,6 +360,10 @@ static VladStatus run_protected(VladState *S,
         return vl_toplevel_fail(S, VLAD_ERR_ARGUMENT,
                                 "the state is running: a host primitive "
                                 "may not call back into its state");
+    if (S->closing)
+        return vl_toplevel_fail(S, VLAD_ERR_ARGUMENT,
+                                "the state is closed (vlad_close)");
+    S->busy++;
     int64_t steps0 = S->steps;
     S->last_steps = 0;
     S->last_seconds = 0;
@@ -385,6 +400,10 @@ static VladStatus run_protected(VladState *S,
         clear_used_stack(S);
     }
     vl_state_flush(S);
+    if (--S->busy == 0 && S->closing) {
+        destroy(S);             /* closed while it ran (vl_toplevel_close) */
+        return VLAD_ERR_ARGUMENT;
+    }
     return st;
 }
 
@@ -487,6 +506,16 @@ VladState *vl_toplevel_open(const VladConfig *config)
 
 void vl_toplevel_close(VladState *S)
 {
-    vl_state_flush(S);
-    vl_gc_free(S);
+    if (S->closing)
+        return;                 /* closed already, or being closed */
+    S->closing = 1;
+    if (S->busy > 0) {
+        /* called from a host primitive or a callback of the running
+           evaluation: stop it (vm/vm.c polls the interrupt flag, host
+           primitives check 'closing' when they return) and free the state
+           when the outermost call returns (run_protected) */
+        S->interrupt = 1;
+        return;
+    }
+    destroy(S);
 }

@@ -812,6 +812,7 @@ enter:
         int64_t now = S->fuel_anchor - fuel;
         SAVE();
         if (S->interrupt) {
+            vl_except_if_closed(S);     /* vlad_close from a callback */
             /* the whole evaluation becomes a checkpoint (vlad_resume) */
             S->interrupt = 0;
             Checkpoint *k = vl_cont_capture(S, S->entry_frame, fb, nargs,

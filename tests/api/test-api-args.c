@@ -70,7 +70,7 @@ static void test_null_state(void)
     CHECK_INT(vlad_resume(NULL, v, NULL), VLAD_ERR_ARGUMENT);
     vlad_globals(NULL, count_name, NULL);
     CHECK(!vlad_get_global(NULL, "car", &out));
-    vlad_set_global(NULL, "x", v);
+    CHECK_INT(vlad_set_global(NULL, "x", v), VLAD_ERR_ARGUMENT);
     vlad_set_heap_limit(NULL, 1);
     vlad_set_step_limit(NULL, 1);
     CHECK_INT(vlad_set_checkpoint(NULL, "bisection"), VLAD_ERR_ARGUMENT);
@@ -129,7 +129,8 @@ static void test_null_args(void)
     CHECK(n > 10);
     CHECK(!vlad_get_global(S, NULL, &out));
     CHECK(vlad_get_global(S, "car", NULL));
-    vlad_set_global(S, NULL, vlad_number(1));
+    CHECK_STATUS(S, vlad_set_global(S, NULL, vlad_number(1)),
+                 VLAD_ERR_ARGUMENT);
     CHECK_STATUS(S, vlad_set_checkpoint(S, NULL), VLAD_OK);
     vlad_get_stats(S, NULL);
     CHECK_STR(vlad_to_string(S, vlad_nil()), "()");
@@ -188,16 +189,20 @@ static void test_record(void)
     /* a successful evaluation clears it */
     CHECK_STR(apitest_eval(S, "1"), "1");
     check_clean(S);
-    /* so do vlad_set_checkpoint and vlad_register that succeed */
+    /* so do vlad_set_checkpoint, vlad_set_global and vlad_register that
+       succeed */
     CHECK_STATUS(S, vlad_set_checkpoint(S, "nonsense"), VLAD_ERR_ARGUMENT);
     CHECK_INT(vlad_last_error(S)->status, VLAD_ERR_ARGUMENT);
     CHECK_STATUS(S, vlad_set_checkpoint(S, "bisection"), VLAD_OK);
+    check_clean(S);
+    CHECK_STATUS(S, vlad_set_global(S, NULL, vlad_nil()), VLAD_ERR_ARGUMENT);
+    CHECK_CONTAINS(vlad_last_error(S)->message, "vlad_set_global");
+    CHECK_STATUS(S, vlad_set_global(S, "z", vlad_number(1)), VLAD_OK);
     check_clean(S);
     /* the functions that never fail leave it as it was */
     CHECK_PREFIX(apitest_eval(S, "(car 1)"), "ERROR 3");
     VladValue v;
     CHECK(vlad_get_global(S, "car", &v));
-    vlad_set_global(S, "z", vlad_number(1));
     (void)vlad_to_string(S, v);
     (void)vlad_cons(S, v, v);
     CHECK_INT(vlad_last_error(S)->status, VLAD_ERR_RUNTIME);

@@ -98,6 +98,8 @@ VLAD_GOLDEN_TESTS += \
 	%reldir%/limit-step-nested-primops.vlad \
 	%reldir%/runtime-apply-checkpoint.vlad \
 	%reldir%/runtime-atan-boolean.vlad \
+	%reldir%/runtime-backtrace-control-frames.vlad \
+	%reldir%/runtime-backtrace-repeated.vlad \
 	%reldir%/runtime-constant-pattern.vlad \
 	%reldir%/runtime-error-after-output.vlad \
 	%reldir%/runtime-error-in-map-lambda.vlad \
