@@ -10,7 +10,8 @@
  * user code (scripts, REPL, host) in the user environment.  A user cell is
  * created on first mention and starts with the prelude's value of the same
  * name, so user definitions shadow the prelude without changing what the
- * prelude's own code calls.
+ * prelude's own code calls.  Names starting with '%' are private to the
+ * prelude: a user cell of such a name starts unbound.
  *
  * C stack.  The expander and the compiler recurse on the C stack over the
  * nesting of the program's code; 'cstack' is entered by every protected

@@ -66,6 +66,9 @@ VLAD_GOLDEN_TESTS += \
 	%reldir%/cpj-error-nested.vlad \
 	%reldir%/cpj-heap-limit.vlad \
 	%reldir%/cpj-not-procedure.vlad \
+	%reldir%/cpj-private-first.vlad \
+	%reldir%/cpj-private-prelude-helper.vlad \
+	%reldir%/cpj-private-split.vlad \
 	%reldir%/cpj-read-real-empty-input.vlad \
 	%reldir%/cpj-read-real-eof-after-output.vlad \
 	%reldir%/cpj-read-real-eof-second.vlad \
