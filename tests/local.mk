@@ -372,6 +372,7 @@ VLAD_TEST_FILES = \
 VLAD_UNIT_TESTS = \
 	%reldir%/unit/test-reader \
 	%reldir%/unit/test-expand \
+	%reldir%/unit/test-cpj \
 	%reldir%/unit/test-vm \
 	%reldir%/unit/test-heap-limit \
 	%reldir%/unit/test-gc-managed

@@ -65,6 +65,9 @@ VLAD_GOLDEN_TESTS += \
 	%reldir%/cpj-cotangent-shape.vlad \
 	%reldir%/cpj-error-nested.vlad \
 	%reldir%/cpj-heap-limit.vlad \
+	%reldir%/cpj-huge-base.vlad \
+	%reldir%/cpj-huge-slots-step-limit.vlad \
+	%reldir%/cpj-huge-slots.vlad \
 	%reldir%/cpj-not-procedure.vlad \
 	%reldir%/cpj-private-first.vlad \
 	%reldir%/cpj-private-prelude-helper.vlad \
