@@ -143,6 +143,7 @@ struct VladState {
     int vm_running;                 /* vm_base/vm_ip are meaningful */
     size_t entry_frame;             /* stack index of the running entry */
     int64_t form_start;             /* steps when the evaluation began */
+    int64_t print_steps;            /* pairs printed by it (vm/print.c) */
     size_t heap_limit;              /* bytes of GC heap while running; 0 */
     VlHeapLimit heap_limit_rec;     /* it, counted while an evaluation runs
                                        (vm/gc.h) */

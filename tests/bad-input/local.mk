@@ -99,6 +99,8 @@ VLAD_GOLDEN_TESTS += \
 	%reldir%/limit-huge-number-literals.vlad \
 	%reldir%/limit-long-line.vlad \
 	%reldir%/limit-long-symbol.vlad \
+	%reldir%/limit-print-shared-echo.vlad \
+	%reldir%/limit-print-shared-write.vlad \
 	%reldir%/limit-step-nested-primops.vlad \
 	%reldir%/runtime-apply-checkpoint.vlad \
 	%reldir%/runtime-atan-boolean.vlad \
