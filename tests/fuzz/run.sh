@@ -3,7 +3,7 @@
 #
 # usage: run.sh BINDIR WORKDIR SECONDS [HARNESS...]
 #
-# Runs each harness (read, eval, ad; all by default) of BINDIR (built by
+# Runs each harness (read, eval, ad, print; all by default) of BINDIR (built by
 # build.sh) for SECONDS seconds of libFuzzer, one after the other.  The
 # corpus each run grows is WORKDIR/corpus-NAME (kept between runs; the
 # committed seeds in tests/fuzz/corpus-* are read, never written), and
@@ -23,7 +23,7 @@ set -u
 test $# -ge 3 || { echo "usage: $0 BINDIR WORKDIR SECONDS [HARNESS...]" >&2; exit 2; }
 bin=$1 work=$2 seconds=$3
 shift 3
-harnesses=${*:-read eval ad}
+harnesses=${*:-read eval ad print}
 src=${FUZZ_SRCDIR:?FUZZ_SRCDIR is not set}/tests/fuzz
 mkdir -p "$work/crashes" || exit 1
 
@@ -49,6 +49,8 @@ for h in $harnesses; do
           flags="-dict=$src/vlad.dict -max_len=4096 -timeout=30 -report_slow_units=30" ;;
     ad)   seeds="$src/corpus-ad"
           flags="-max_len=512 -timeout=60 -report_slow_units=60" ;;
+    print) seeds="$src/corpus-print"
+          flags="-max_len=512 -timeout=30 -report_slow_units=30" ;;
     *) echo "fuzz: unknown harness $h" >&2; exit 2 ;;
     esac
     log=$work/fuzz-$h.log
