@@ -131,8 +131,8 @@ static void print_poll(Printer *pr)
     vl_except_runtime(S, st, "%s", msg);
 }
 
-/* Print v: lists along their cdrs, an explicit stack
-   for cars, so memory is O(nesting depth) however the text grows. */
+/* Print v: lists along their cdrs, an explicit stack for cars, so memory
+   is O(nesting depth) however long the text grows. */
 static void walk(Printer *pr, Value v)
 {
     StrBuf *b = pr->b;
