@@ -376,6 +376,7 @@ VLAD_TEST_FILES = \
 VLAD_UNIT_TESTS = \
 	%reldir%/unit/test-reader \
 	%reldir%/unit/test-expand \
+	%reldir%/unit/test-cpj \
 	%reldir%/unit/test-vm \
 	%reldir%/unit/test-heap-limit \
 	%reldir%/unit/test-gc-managed
@@ -515,7 +516,8 @@ VLAD_API_TESTS = \
 	%reldir%/api/test-api-close \
 	%reldir%/api/test-api-boundary \
 	%reldir%/api/test-api-lookup \
-	%reldir%/api/test-api-backtrace
+	%reldir%/api/test-api-backtrace \
+	%reldir%/api/test-api-hangs
 
 VLAD_EMBED_EXAMPLES = \
 	examples/embed/minimal \
@@ -579,6 +581,10 @@ VLAD_API_LINK = -no-install
 %canon_reldir%_api_test_api_backtrace_CPPFLAGS = $(VLAD_API_INCLUDES)
 %canon_reldir%_api_test_api_backtrace_LDADD = $(VLAD_API_LINKLIBS)
 %canon_reldir%_api_test_api_backtrace_LDFLAGS = $(VLAD_API_LINK)
+%canon_reldir%_api_test_api_hangs_SOURCES = %reldir%/api/test-api-hangs.c %reldir%/api/apitest.h
+%canon_reldir%_api_test_api_hangs_CPPFLAGS = $(VLAD_API_INCLUDES)
+%canon_reldir%_api_test_api_hangs_LDADD = $(VLAD_API_LINKLIBS)
+%canon_reldir%_api_test_api_hangs_LDFLAGS = $(VLAD_API_LINK)
 
 examples_embed_minimal_SOURCES = examples/embed/minimal.c
 examples_embed_minimal_CPPFLAGS = $(VLAD_API_INCLUDES)

@@ -330,7 +330,7 @@ typedef struct PrintJob {
 static void print_job(VladState *S, void *ud)
 {
     PrintJob *job = ud;
-    job->text = vl_print_to_string(S, job->v, 0);
+    job->text = vl_print_to_string(S, job->v, VL_PRINT_STRING_MAX);
 }
 
 const char *vlad_to_string(VladState *S, VladValue v)

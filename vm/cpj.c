@@ -110,28 +110,62 @@ int vl_cpj_parse(const char *spec, CpjStrategy *out, char *err,
     return 1;
 }
 
-/* beta(s, r) = C(s + r, s), saturating at 2^62. */
+#define BETA_SAT (INT64_MAX / 2)
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    while (b != 0) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* beta(s, r) = C(s + r, s) = C(s + r, r), exact, saturating at 2^62.
+   The product runs over k = 1 .. min(s, r): each factor (max + k) / k is
+   at least 2, so it saturates within 62 factors whatever s and r are
+   (H1: it ran over all s, 10^9 factors for slots=1e9, at every split). */
 static int64_t beta(int64_t s, int64_t r)
 {
     if (r < 0 || s < 0)
         return 0;
-    double b = 1;
-    for (int64_t k = 1; k <= s; k++) {
-        b = b * (double)(r + k) / (double)k;
-        if (b > 4e18)
-            return INT64_MAX / 2;
+    int64_t lo = s < r ? s : r, hi = s < r ? r : s, b = 1;
+    for (int64_t k = 1; k <= lo; k++) {
+        /* b * (hi + k) / k is C(hi + k, k), a whole number: with
+           g = gcd(b, k), k / g divides hi + k */
+        int64_t g = gcd64(b, k), f = (hi + k) / (k / g);
+        b /= g;
+        if (b > BETA_SAT / f)
+            return BETA_SAT;
+        b *= f;
     }
-    return (int64_t)llround(b);
+    return b;
 }
 
-/* The split in units of an interval of t >= 2 units with s slots. */
-static int64_t binomial_split(int64_t t, int64_t s)
+/* The split in units of an interval of t >= 2 units with s slots: r is
+   found by doubling then bisection (O(log t) betas; counting r up from 0
+   took O(sqrt t) betas for s = 2).  s is capped at t: with s >= t - 1 the
+   rule already stores every unit (m = 1), so larger s change nothing. */
+int64_t vl_cpj_binomial_split(int64_t t, int64_t s)
 {
     if (s <= 1)
         return t - 1;
-    int64_t r = 0;
-    while (beta(s, r) < t)
-        r++;
+    if (s > t)
+        s = t;
+    int64_t lo = 0, hi = 1;         /* beta(s, lo) < t <= beta(s, hi) */
+    while (beta(s, hi) < t) {
+        lo = hi;
+        hi *= 2;
+    }
+    while (hi - lo > 1) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (beta(s, mid) < t)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    int64_t r = hi;
     int64_t a = beta(s, r - 1), b = t - beta(s - 1, r - 1);
     int64_t m = a < b ? a : b;
     return m < 1 ? 1 : m >= t ? t - 1 : m;
@@ -375,12 +409,14 @@ static Value p_slots(VladState *S, Value *args)
 {
     const CpjStrategy *st = &S->cpj->strategy;
     int64_t n = count_arg(S, "checkpoint-*j", args[0]);
-    if (st->kind != CPJ_BINOMIAL || st->slots > 0)
+    int64_t t = units(st, n), lg = 0;
+    if (st->kind != CPJ_BINOMIAL)
         return vl_num((double)st->slots);
+    if (st->slots > 0)  /* more than t slots split as t do */
+        return vl_num((double)(st->slots < t ? st->slots : t));
     /* automatic: ceil(log2 t) + 4 slots (logarithmic memory; on the
        rotation benchmark as fast as 2 ceil(log2 t) + 1, which held 33
        checkpoints at l = 3203 where this holds 20, bench/cpj) */
-    int64_t t = units(st, n), lg = 0;
     while (((int64_t)1 << lg) < t && lg < 62)
         lg++;
     return vl_num((double)(lg + 4));
@@ -394,7 +430,8 @@ static Value p_split(VladState *S, Value *args)
     if (st->kind == CPJ_BISECTION)
         return vl_num((double)(n / 2));
     int64_t s = count_arg(S, "checkpoint-*j", args[1]);
-    return vl_num((double)(binomial_split(units(st, n), s) * st->base));
+    return vl_num((double)(vl_cpj_binomial_split(units(st, n), s)
+                           * st->base));
 }
 
 /* (%cpj-start f x): the state before (f x), a checkpoint with no frames. */

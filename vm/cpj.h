@@ -7,7 +7,7 @@
  * on the native pieces declared here:
  *
  * - Strategies: a parsed SPEC (bisection or binomial, slots, base) and its
- *   split rule (vl_cpj_split), chosen outside the program.
+ *   split rule (vl_cpj_binomial_split), chosen outside the program.
  * - Segments: three hand-assembled prototypes (vm/vm.c) that run a piece
  *   of the computation: FIRST runs (f x) once and measures it, RUN resumes
  *   a state to the end, ADV advances a state by m steps into a new state
@@ -55,6 +55,10 @@ typedef struct Cpj {
    and a message in 'err' when it is malformed. */
 VL_INTERNAL int vl_cpj_parse(const char *spec, CpjStrategy *out, char *err,
                              size_t errlen);
+
+/* The binomial (revolve) split, in units, of an interval of t >= 2 units
+   with s slots (see vm/cpj.c): O(log t) work whatever t and s are. */
+VL_INTERNAL int64_t vl_cpj_binomial_split(int64_t t, int64_t s);
 
 /* The default strategy: binomial, slots from the length, base 1000. */
 VL_INTERNAL CpjStrategy vl_cpj_default(void);

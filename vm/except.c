@@ -124,14 +124,20 @@ static const char *frame_name(const Proto *p)
 {
     switch (p->kind) {
     case PK_TOPLEVEL: return "top level";
-    case PK_CHECKPOINT: return "checkpoint";
+    case PK_CHECKPOINT:     /* checkpoint, or checkpoint-*j's advance */
+        return p->name ? p->name : "checkpoint";
     case PK_PRIMOPS: return "primops";
     case PK_RESUME: return "resume";
     case PK_JSTAR: return "j*";
     case PK_STARJ: return "*j";
     case PK_SEGMENT: return "checkpoint-*j";
-    default: return p->name ? p->name : "anonymous procedure";
+    default: break;
     }
+    /* the checkpoint-*j driver's own procedures (stdlib/prelude.vlad) are
+       checkpoint-*j to the user, whose names they cannot reach */
+    if (p->prelude && p->name != NULL && strncmp(p->name, "%cpj-", 5) == 0)
+        return "checkpoint-*j";
+    return p->name ? p->name : "anonymous procedure";
 }
 
 /* Where frame 'p' (at 'ip') is shown: 1 and '*loc' for a position in

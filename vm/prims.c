@@ -264,11 +264,7 @@ static Value p_write(VladState *S, Value *args)
 {
     if (!vl_cpj_may_output(S))      /* a checkpoint-*j re-execution */
         return args[0];
-    StrBuf b;
-    vl_buf_init(&b);
-    vl_print_value(S, &b, args[0], 0);
-    vl_buf_add(&b, "\n", 1);
-    vl_state_write(S, b.data, b.len);
+    vl_print_write(S, args[0], NULL);
     return args[0];
 }
 

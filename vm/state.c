@@ -3,7 +3,10 @@
  *
  * Cells are found by symbol id in two arrays (prelude and user
  * environments) that grow with the symbol table.  A user cell starts as a
- * copy of the prelude cell of the same name (see vm/state.h).  Output is
+ * copy of the prelude cell of the same name (see vm/state.h), except for
+ * names starting with '%': the prelude's private helpers and the
+ * checkpoint-*j driver's primitives, which user code (programs, the REPL,
+ * vlad_get_global, vlad_call by name) must not reach.  Output is
  * buffered here and handed to the host's write callback.
  */
 #include "config.h"
@@ -68,6 +71,8 @@ Global *vl_state_user_cell(VladState *S, Symbol *name)
         g->name = name;
         g->user = 1;
         Global *p = S->prelude_cells[name->id];
+        if (name->name[0] == '%')
+            p = NULL;   /* the prelude's private names stay private (H2) */
         g->value = p ? p->value : UNDEF_VAL;
         g->inline_id = p ? p->inline_id : -1;
         S->user_cells[name->id] = g;

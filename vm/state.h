@@ -10,7 +10,8 @@
  * user code (scripts, REPL, host) in the user environment.  A user cell is
  * created on first mention and starts with the prelude's value of the same
  * name, so user definitions shadow the prelude without changing what the
- * prelude's own code calls.
+ * prelude's own code calls.  Names starting with '%' are private to the
+ * prelude: a user cell of such a name starts unbound.
  *
  * C stack.  The expander and the compiler recurse on the C stack over the
  * nesting of the program's code; 'cstack' is entered by every protected
@@ -142,6 +143,7 @@ struct VladState {
     int vm_running;                 /* vm_base/vm_ip are meaningful */
     size_t entry_frame;             /* stack index of the running entry */
     int64_t form_start;             /* steps when the evaluation began */
+    int64_t print_steps;            /* pairs printed by it (vm/print.c) */
     size_t heap_limit;              /* bytes of GC heap while running; 0 */
     VlHeapLimit heap_limit_rec;     /* it, counted while an evaluation runs
                                        (vm/gc.h) */

@@ -217,6 +217,7 @@ static Value run_apply(VladState *S, Value fn, Value arg, int counted,
     S->interrupted = NIL_VAL;
     int64_t start = S->steps;
     S->form_start = start;
+    S->print_steps = 0;
     if (!counted)
         S->steps--;
     if (S->step_limit > 0 && limited)
@@ -243,13 +244,8 @@ static void run_form(VladState *S, const TopForm *f, RunCtx *ctx)
         return;
     }
     ctx->last = v;
-    if (S->config.echo_results) {
-        StrBuf b;
-        vl_buf_init(&b);
-        vl_print_value(S, &b, v, 0);
-        vl_buf_add(&b, "\n", 1);
-        vl_state_write(S, b.data, b.len);
-    }
+    if (S->config.echo_results)
+        vl_print_write(S, v, &f->pos);
     vl_state_flush(S);
 }
 

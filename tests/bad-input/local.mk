@@ -67,7 +67,13 @@ VLAD_GOLDEN_TESTS += \
 	%reldir%/cpj-cotangent-shape.vlad \
 	%reldir%/cpj-error-nested.vlad \
 	%reldir%/cpj-heap-limit.vlad \
+	%reldir%/cpj-huge-base.vlad \
+	%reldir%/cpj-huge-slots-step-limit.vlad \
+	%reldir%/cpj-huge-slots.vlad \
 	%reldir%/cpj-not-procedure.vlad \
+	%reldir%/cpj-private-first.vlad \
+	%reldir%/cpj-private-prelude-helper.vlad \
+	%reldir%/cpj-private-split.vlad \
 	%reldir%/cpj-read-real-empty-input.vlad \
 	%reldir%/cpj-read-real-eof-after-output.vlad \
 	%reldir%/cpj-read-real-eof-second.vlad \
@@ -95,6 +101,8 @@ VLAD_GOLDEN_TESTS += \
 	%reldir%/limit-huge-number-literals.vlad \
 	%reldir%/limit-long-line.vlad \
 	%reldir%/limit-long-symbol.vlad \
+	%reldir%/limit-print-shared-echo.vlad \
+	%reldir%/limit-print-shared-write.vlad \
 	%reldir%/limit-step-nested-primops.vlad \
 	%reldir%/runtime-apply-checkpoint.vlad \
 	%reldir%/runtime-atan-boolean.vlad \

@@ -35,7 +35,7 @@ san=${FUZZ_SANITIZE:-address,undefined}
 srcdir=${FUZZ_SRCDIR:?FUZZ_SRCDIR is not set}
 builddir=${FUZZ_BUILDDIR:?FUZZ_BUILDDIR is not set}
 libs=${FUZZ_LIBS:--lgc -lpthread -lm}
-harnesses="read eval ad api"
+harnesses="read eval ad api print"
 
 if ! command -v "$cc" >/dev/null 2>&1; then
     echo "fuzz-build: $cc not found: the fuzz harnesses need clang with libFuzzer" \
@@ -59,9 +59,11 @@ if ! test -x "$probe"; then
     fi
 fi
 
+# VL_PRINT_STRING_MAX: vlad_to_string cuts at 64 KiB instead of 64 MiB,
+# so that fuzz-print reaches the cut without building 64 MiB per input
 cflags="-g -O1 -fno-omit-frame-pointer -fsanitize=$san
  -std=c11 -Wall -Wno-unused-function -I$srcdir -I$srcdir/include -I$builddir
- ${FUZZ_DEFS:-} ${FUZZ_CFLAGS:-}"
+ -DVL_PRINT_STRING_MAX=65536 ${FUZZ_DEFS:-} ${FUZZ_CFLAGS:-}"
 
 # up_to_date TARGET SOURCE...: TARGET exists and is newer than each SOURCE
 up_to_date() {

@@ -3,7 +3,7 @@
 #
 # usage: run.sh BINDIR WORKDIR SECONDS [HARNESS...]
 #
-# Runs each harness (read, eval, ad, api; all by default) of BINDIR (built by
+# Runs each harness (read, eval, ad, api, print; all by default) of BINDIR (built by
 # build.sh) for SECONDS seconds of libFuzzer, one after the other.  The
 # corpus each run grows is WORKDIR/corpus-NAME (kept between runs; the
 # committed seeds in tests/fuzz/corpus-* are read, never written), and
@@ -23,7 +23,7 @@ set -u
 test $# -ge 3 || { echo "usage: $0 BINDIR WORKDIR SECONDS [HARNESS...]" >&2; exit 2; }
 bin=$1 work=$2 seconds=$3
 shift 3
-harnesses=${*:-read eval ad api}
+harnesses=${*:-read eval ad api print}
 src=${FUZZ_SRCDIR:?FUZZ_SRCDIR is not set}/tests/fuzz
 mkdir -p "$work/crashes" || exit 1
 
@@ -51,6 +51,8 @@ for h in $harnesses; do
           flags="-max_len=512 -timeout=60 -report_slow_units=60" ;;
     api)  seeds="$src/corpus-api"
           flags="-max_len=2048 -timeout=30 -report_slow_units=30" ;;
+    print) seeds="$src/corpus-print"
+          flags="-max_len=512 -timeout=30 -report_slow_units=30" ;;
     *) echo "fuzz: unknown harness $h" >&2; exit 2 ;;
     esac
     log=$work/fuzz-$h.log

@@ -4,7 +4,7 @@ the same value and the same output (each line printed exactly once) as an
 uninterrupted run, and so does (resume *interrupted*); ,drop forgets it;
 an interrupted definition is completed by ,resume; a resumed evaluation
 can be interrupted again; a Ctrl-C that comes too late does not stop the
-next evaluation."""
+next evaluation; a Ctrl-C while a huge value prints stops the printing."""
 
 import re
 import time
@@ -219,11 +219,48 @@ def late_ctrl_c_is_harmless():
     expect_equal("exit status", v.wait(), 0)
 
 
+def interrupted_printing():
+    # Ctrl-C while a value is printed (H3 of issue 19): 40 levels of
+    # (cons l l) print 2^40 leaves; the print stops ("interrupted while
+    # printing"), nothing is suspended, and the REPL goes on
+    v = start()
+    v.line("(define (dbl l n) (if (= n 0) l (dbl (cons l l) (- n 1))))")
+    v.prompt()
+    line = "(dbl '() 40)"
+    v.line(line)
+    v.expect(re.escape(line) + r"\n")
+    # not reading: the terminal's buffer fills and vlad waits in its write
+    time.sleep(0.3 * SCALE)
+    rx = re.compile(r"error: interrupted while printing\n")
+    deadline = time.monotonic() + 30 * SCALE
+    m = None
+    while m is None and time.monotonic() < deadline:
+        v.send(CTRL_C)
+        pause = time.monotonic() + 0.3 * SCALE
+        while m is None and time.monotonic() < pause:
+            try:
+                v._read(0.02)
+            except EOFError:
+                v.fail("vlad ended")
+            m = rx.search(v.out, v.pos)
+    if m is None:
+        v.fail("no 'interrupted while printing' after 30 s of Ctrl-C")
+    v.pos = m.end()
+    v.expect(r"vlad> ")
+    if "suspended as" in v.out:
+        v.fail("an interrupted print was suspended")
+    v.line("(+ 1 2)")
+    v.expect(r"\n3\nvlad> ")
+    v.send(CTRL_D)
+    expect_equal("exit status", v.wait(), 0)
+
+
 for name, fn in [(",resume gives the uninterrupted result",
                   resume_gives_the_same_result),
                  (",drop forgets", drop_forgets),
                  ("an interrupted definition, resumed twice",
                   interrupted_definition_and_resume_again),
-                 ("a late Ctrl-C is harmless", late_ctrl_c_is_harmless)]:
+                 ("a late Ctrl-C is harmless", late_ctrl_c_is_harmless),
+                 ("Ctrl-C while printing", interrupted_printing)]:
     t.check(name, fn)
 t.finish()
