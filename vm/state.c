@@ -62,6 +62,13 @@ void vl_state_define(VladState *S, Global *g, Value v)
     }
 }
 
+/* The prelude's private names (H2): those starting with '%' are not
+   copied into the user environment, nor found by lookups from it. */
+static int private_name(const Symbol *name)
+{
+    return name->name[0] == '%';
+}
+
 Global *vl_state_user_cell(VladState *S, Symbol *name)
 {
     ensure_cells(S, name->id);
@@ -70,9 +77,8 @@ Global *vl_state_user_cell(VladState *S, Symbol *name)
         g = vl_gc_alloc(sizeof *g);
         g->name = name;
         g->user = 1;
-        Global *p = S->prelude_cells[name->id];
-        if (name->name[0] == '%')
-            p = NULL;   /* the prelude's private names stay private (H2) */
+        Global *p = private_name(name) ? NULL
+                                                : S->prelude_cells[name->id];
         g->value = p ? p->value : UNDEF_VAL;
         g->inline_id = p ? p->inline_id : -1;
         S->user_cells[name->id] = g;
@@ -86,7 +92,7 @@ int vl_state_lookup(VladState *S, const char *name, Value *out)
     if (sym == NULL || sym->id >= S->ncells)
         return 0;
     const Global *g = S->user_cells[sym->id];
-    if (g == NULL)
+    if (g == NULL && !private_name(sym))
         g = S->prelude_cells[sym->id];     /* what a user cell would copy */
     if (g == NULL || IS_UNDEF(g->value))
         return 0;
