@@ -371,6 +371,7 @@ VLAD_TEST_FILES = \
 
 VLAD_UNIT_TESTS = \
 	%reldir%/unit/test-reader \
+	%reldir%/unit/test-read-limits \
 	%reldir%/unit/test-expand \
 	%reldir%/unit/test-vm \
 	%reldir%/unit/test-heap-limit \
@@ -506,7 +507,8 @@ VLAD_API_TESTS = \
 	%reldir%/api/test-api-heap \
 	%reldir%/api/test-api-cycle \
 	%reldir%/api/test-api-threads \
-	%reldir%/api/test-api-args
+	%reldir%/api/test-api-args \
+	%reldir%/api/test-api-small-stack
 
 VLAD_EMBED_EXAMPLES = \
 	examples/embed/minimal \
@@ -554,6 +556,10 @@ VLAD_API_LINK = -no-install
 %canon_reldir%_api_test_api_args_CPPFLAGS = $(VLAD_API_INCLUDES)
 %canon_reldir%_api_test_api_args_LDADD = $(VLAD_API_LINKLIBS)
 %canon_reldir%_api_test_api_args_LDFLAGS = $(VLAD_API_LINK)
+%canon_reldir%_api_test_api_small_stack_SOURCES = %reldir%/api/test-api-small-stack.c %reldir%/api/apitest.h
+%canon_reldir%_api_test_api_small_stack_CPPFLAGS = $(VLAD_API_INCLUDES)
+%canon_reldir%_api_test_api_small_stack_LDADD = $(VLAD_API_LINKLIBS) -lpthread
+%canon_reldir%_api_test_api_small_stack_LDFLAGS = $(VLAD_API_LINK)
 
 examples_embed_minimal_SOURCES = examples/embed/minimal.c
 examples_embed_minimal_CPPFLAGS = $(VLAD_API_INCLUDES)

@@ -533,6 +533,17 @@ static void check_stack(VladState *S)
                           S->nad);
 }
 
+/* The walks of j*, *j and checkpoint-*j through a checkpoint's suspended
+   duals and tapes recurse once per suspended level (a checkpoint taken
+   10^5 nested j* deep): the same guard. */
+static void check_walk_stack(VladState *S)
+{
+    if (VL_UNLIKELY(vl_cstack_exhausted(&S->cstack)))
+        vl_except_runtime(S, VLAD_ERR_MEMORY, "derivatives nested too "
+                          "deeply (the C stack is exhausted walking the "
+                          "derivatives a checkpoint holds suspended)");
+}
+
 static Value binary_general(VladState *S, int op, Value a, Value b);
 
 Value vl_ad_binary(VladState *S, int op, Value a, Value b)
@@ -743,6 +754,7 @@ static Value part_of(VladState *S, Value bar, int tangent)
 static Value through_dual(VladState *S, Value y, Value bar, WalkLeaf leaf,
                           void *ud)
 {
+    check_walk_stack(S);
     Value p = leaf(S, marked(dual_primal(y)), part_of(S, bar, 0), ud);
     Value q = leaf(S, marked(dual_tangent(y)), part_of(S, bar, 1), ud);
     return vl_real_mark(make_dual(S, dual_tag(y), p, q), vl_real_marked(y));
@@ -935,6 +947,7 @@ static void extend_copy(VladState *S, TagCtx *c, const TapeChunk *a,
 static Value through_tape(VladState *S, Value y, Value bar, WalkLeaf leaf,
                           void *ud)
 {
+    check_walk_stack(S);
     TagCtx *c = ud;
     size_t nb = 0;
     const TapeSpan *b = suspended_tape(S, bar, c->tag) ? spans_of(bar, &nb)

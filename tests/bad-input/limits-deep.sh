@@ -107,6 +107,13 @@ run_case cpj 1 works
 gen ad-nested.vlad '"(define (f n x) (if (= n 0) (* x x) (car (j* (lambda (y) (f (- n 1) y)) x 1))))\n(f 100000 3)\n"'
 run_case ad-nested 9
 
+# A checkpoint taken 10^5 nested j* deep (at the bottom: 2 steps a level),
+# given to an enclosing j*: its walk through the suspended duals recursed
+# once per level (issue 19, C2); the guard stops it cleanly.
+gen ad-suspended.vlad '"(define (nest n x) (if (= n 0) x (car (j* (lambda (y) (nest (- n 1) y)) x 1))))\n(define u (j* (lambda (x) (checkpoint (lambda (z) (nest 100000 z)) x 200001)) 3 1))\n(write-real 1)\n"'
+run_case ad-suspended "1
+1"
+
 # A 1 MiB C stack.  Code 10^5 deep: the guard's error, in the expander
 # (expr), in the compiler (cond: 10^5 clauses are nested ifs after
 # expansion) and in patterns; 1,000 levels still work; quoted data and
@@ -135,6 +142,9 @@ cp jstar.vlad small-jstar.vlad
 small small-jstar 1 works
 cp ad-nested.vlad small-ad-nested.vlad
 small small-ad-nested 9
+cp ad-suspended.vlad small-ad-suspended.vlad
+small small-ad-suspended "1
+1"
 
 echo "$passed passed, $failed failed"
 test $failed -eq 0
