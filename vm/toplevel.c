@@ -82,10 +82,13 @@ char *vl_toplevel_read_file(const char *path, size_t *len)
             errno = EFBIG;
             return NULL;
         }
-        char *nb = vl_gc_alloc_atomic(cap * 2 + 1);
+        /* at most one byte beyond the limit is ever buffered */
+        size_t ncap = cap > VL_READ_MAX_INPUT / 2 ? VL_READ_MAX_INPUT + 1
+                                                  : cap * 2;
+        char *nb = vl_gc_alloc_atomic(ncap + 1);
         memcpy(nb, buf, n);
         buf = nb;
-        cap *= 2;
+        cap = ncap;
     }
     fclose(f);
     buf[n] = '\0';
