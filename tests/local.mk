@@ -508,7 +508,8 @@ VLAD_API_TESTS = \
 	%reldir%/api/test-api-cycle \
 	%reldir%/api/test-api-threads \
 	%reldir%/api/test-api-args \
-	%reldir%/api/test-api-small-stack
+	%reldir%/api/test-api-small-stack \
+	%reldir%/api/test-api-include
 
 VLAD_EMBED_EXAMPLES = \
 	examples/embed/minimal \
@@ -560,6 +561,10 @@ VLAD_API_LINK = -no-install
 %canon_reldir%_api_test_api_small_stack_CPPFLAGS = $(VLAD_API_INCLUDES)
 %canon_reldir%_api_test_api_small_stack_LDADD = $(VLAD_API_LINKLIBS) -lpthread
 %canon_reldir%_api_test_api_small_stack_LDFLAGS = $(VLAD_API_LINK)
+%canon_reldir%_api_test_api_include_SOURCES = %reldir%/api/test-api-include.c %reldir%/api/apitest.h
+%canon_reldir%_api_test_api_include_CPPFLAGS = $(VLAD_API_INCLUDES)
+%canon_reldir%_api_test_api_include_LDADD = $(VLAD_API_LINKLIBS) -lpthread
+%canon_reldir%_api_test_api_include_LDFLAGS = $(VLAD_API_LINK)
 
 examples_embed_minimal_SOURCES = examples/embed/minimal.c
 examples_embed_minimal_CPPFLAGS = $(VLAD_API_INCLUDES)
