@@ -110,8 +110,9 @@ int main(int argc, char **argv)
         config.progress = vl_progress_update;
     VladState *S = vlad_open(&config);
     if (S == NULL) {
-        fprintf(stderr, "vlad: cannot create an interpreter (out of memory "
-                        "or a broken prelude)\n");
+        fprintf(stderr, "vlad: cannot create an interpreter (out of memory, "
+                        "a C stack too small -- see ulimit -s -- or a broken "
+                        "prelude)\n");
         return 1;
     }
     /* set after the prelude is loaded, which the limit must not fail */

@@ -3,7 +3,8 @@
  *
  * The expander and the compiler recurse on the C stack once per level of
  * nesting of the program's code (an expression inside an expression, a
- * pattern inside a pattern, a lambda inside a lambda).  Rather than a
+ * pattern inside a pattern, a lambda inside a lambda), and arithmetic on
+ * nested perturbations once per level of perturbation.  Rather than a
  * fixed depth, which would be too small for some stacks and too large for
  * others (a sanitizer build's frames are several times bigger), they
  * check the actual address of their frame against a limit computed from
@@ -12,33 +13,53 @@
  *
  * A VlCStack belongs to its owner (the VladState, or the frame of
  * vl_expand_toplevel when it is called without one): no global state.
- * vl_cstack_enter records the position at an entry point and sets a
- * provisional limit VL_CSTACK_PROBE bytes below it, so that ordinary,
- * shallow calls never ask the system anything; the first check that goes
- * below it computes the exact limit (vl_cstack_slow: the thread's stack
- * bounds from pthread_getattr_np, else getrlimit(RLIMIT_STACK) and the
- * entry position) and checks again.  The stack is assumed to grow
+ * vl_cstack_enter sets its limit at an entry point: the bottom of the
+ * running thread's stack (pthread_getattr_np, cached per thread, else
+ * getrlimit(RLIMIT_STACK) counted from the entry) plus a reserve for what
+ * runs below a check without checking again (the collector: Boehm clears
+ * 16 KiB below an allocation and collects on the allocating thread; a
+ * signal frame; reporting the error).  The stack is assumed to grow
  * downwards (true of every platform vlad builds on).
  *
- * The limit leaves a reserve at the bottom of the stack for what runs
- * between two checks and for reporting the error: the larger of an eighth
- * of the stack and 256 KiB (at most half of a very small stack).
+ * vl_cstack_short tells how little stack is left below a call: an
+ * evaluation (vm/toplevel.c run_protected) is refused with an error below
+ * VL_CSTACK_MIN bytes, and any other API call that touches the heap
+ * (vl_gc_thread_attach) below VL_CSTACK_RESERVE -- the collector alone
+ * could not run there -- instead of crashing.
  */
 #ifndef VL_CSTACK_H
 #define VL_CSTACK_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "vm/gc.h"
 
 typedef struct VlCStack {
-    uintptr_t limit;      /* frames below this address: vl_cstack_slow */
-    uintptr_t entry;      /* frame address at the entry point */
-    int exact;            /* 'limit' is the real one, not the probe */
+    uintptr_t limit;      /* frames below this address: too deep */
 } VlCStack;
 
-/* Bytes of stack used below the entry point before the exact limit is
-   computed. */
-#define VL_CSTACK_PROBE ((uintptr_t)64 * 1024)
+/* The least reserve kept below the limit (an eighth of the stack, up to
+   1 MiB, when that is more), and the least free stack below an API call
+   that evaluates (the reserve and the frames from the entry point to the
+   first check: reading, expanding, compiling, running, printing), in KiB;
+   measured in doc/hardening.md, section 3.  Sanitizers make frames several
+   times bigger (AddressSanitizer's redzones). */
+#if defined(__SANITIZE_ADDRESS__)
+#define VL_CSTACK_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define VL_CSTACK_SANITIZED 1
+#endif
+#endif
+#ifdef VL_CSTACK_SANITIZED
+#define VL_CSTACK_RESERVE_KIB 64
+#define VL_CSTACK_MIN_KIB 96
+#else
+#define VL_CSTACK_RESERVE_KIB 40
+#define VL_CSTACK_MIN_KIB 48
+#endif
+#define VL_CSTACK_RESERVE ((size_t)VL_CSTACK_RESERVE_KIB * 1024)
+#define VL_CSTACK_MIN ((size_t)VL_CSTACK_MIN_KIB * 1024)
 
 #ifdef __GNUC__
 #define VL_CSTACK_HERE() ((uintptr_t)__builtin_frame_address(0))
@@ -47,19 +68,19 @@ typedef struct VlCStack {
 VL_INTERNAL uintptr_t vl_cstack_here(void);
 #endif
 
-/* Record the caller's position as the entry point of 'cs'. */
+/* Set the limit of 'cs' for an entry point at the caller's frame. */
 VL_INTERNAL void vl_cstack_enter(VlCStack *cs);
 
-/* The exact check behind vl_cstack_exhausted: 1 when 'here' is below the
-   real limit. */
-VL_INTERNAL int vl_cstack_slow(VlCStack *cs, uintptr_t here);
+/* The bytes of stack below the caller's frame ('here') when fewer than
+   'need' (at least 1), else 0; 0 too when the stack's bounds are unknown.
+   Cheap after the first call on a thread. */
+VL_INTERNAL size_t vl_cstack_short(uintptr_t here, size_t need);
 
 /* Whether the caller's frame is too deep in the C stack to recurse
    further. */
-static inline int vl_cstack_exhausted(VlCStack *cs)
+static inline int vl_cstack_exhausted(const VlCStack *cs)
 {
-    uintptr_t here = VL_CSTACK_HERE();
-    return here < cs->limit && vl_cstack_slow(cs, here);
+    return VL_CSTACK_HERE() < cs->limit;
 }
 
 #endif

@@ -373,7 +373,10 @@ VlReadStatus vl_read_string(VlSymtab *syms, const char *src, size_t len,
     *out = NULL;
     *diags = NULL;
 
-    if (setjmp(P->fatal) == 0) {
+    if (len > VL_READ_MAX_INPUT) {
+        vl_read_error(P, loc_at(1, 1), "input too large (%zu bytes; at most "
+                      "%zu)", len, (size_t)VL_READ_MAX_INPUT);
+    } else if (setjmp(P->fatal) == 0) {
         vl_lexer_open(P, src, len);
         if (vl_parser_parse(P) != 0 && !P->error && !P->incomplete)
             vl_read_error(P, loc_at(P->line, P->col), "syntax error");

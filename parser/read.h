@@ -27,6 +27,14 @@ typedef enum VlReadStatus {
     VL_READ_INCOMPLETE        /* input ended inside a form; '*diags' says where */
 } VlReadStatus;
 
+/* The longest text vl_read_string reads (1 GiB; flex's lengths are ints,
+   and the reader needs many times the text's size), and the longest
+   token: a symbol, number, '#' token or string literal (16 MiB).  A longer
+   text is an error at its line 1, column 1; a longer token an error at its
+   start (doc/hardening.md, section 3). */
+#define VL_READ_MAX_INPUT ((size_t)1 << 30)
+#define VL_READ_MAX_TOKEN ((size_t)1 << 24)
+
 /* Read every datum of 'src' ('len' bytes; NUL bytes are a syntax error).
    'file' names the source in positions (copied).  On VL_READ_OK, '*out' is a
    proper list (D_PAIR chain ending in D_NIL) of the top-level datums in

@@ -375,6 +375,7 @@ VLAD_TEST_FILES = \
 
 VLAD_UNIT_TESTS = \
 	%reldir%/unit/test-reader \
+	%reldir%/unit/test-read-limits \
 	%reldir%/unit/test-expand \
 	%reldir%/unit/test-cpj \
 	%reldir%/unit/test-vm \
@@ -517,7 +518,9 @@ VLAD_API_TESTS = \
 	%reldir%/api/test-api-boundary \
 	%reldir%/api/test-api-lookup \
 	%reldir%/api/test-api-backtrace \
-	%reldir%/api/test-api-hangs
+	%reldir%/api/test-api-hangs \
+	%reldir%/api/test-api-small-stack \
+	%reldir%/api/test-api-include
 
 VLAD_EMBED_EXAMPLES = \
 	examples/embed/minimal \
@@ -585,6 +588,14 @@ VLAD_API_LINK = -no-install
 %canon_reldir%_api_test_api_hangs_CPPFLAGS = $(VLAD_API_INCLUDES)
 %canon_reldir%_api_test_api_hangs_LDADD = $(VLAD_API_LINKLIBS)
 %canon_reldir%_api_test_api_hangs_LDFLAGS = $(VLAD_API_LINK)
+%canon_reldir%_api_test_api_small_stack_SOURCES = %reldir%/api/test-api-small-stack.c %reldir%/api/apitest.h
+%canon_reldir%_api_test_api_small_stack_CPPFLAGS = $(VLAD_API_INCLUDES)
+%canon_reldir%_api_test_api_small_stack_LDADD = $(VLAD_API_LINKLIBS) -lpthread
+%canon_reldir%_api_test_api_small_stack_LDFLAGS = $(VLAD_API_LINK)
+%canon_reldir%_api_test_api_include_SOURCES = %reldir%/api/test-api-include.c %reldir%/api/apitest.h
+%canon_reldir%_api_test_api_include_CPPFLAGS = $(VLAD_API_INCLUDES)
+%canon_reldir%_api_test_api_include_LDADD = $(VLAD_API_LINKLIBS) -lpthread
+%canon_reldir%_api_test_api_include_LDFLAGS = $(VLAD_API_LINK)
 
 examples_embed_minimal_SOURCES = examples/embed/minimal.c
 examples_embed_minimal_CPPFLAGS = $(VLAD_API_INCLUDES)

@@ -535,6 +535,17 @@ static void check_stack(VladState *S)
                           S->nad);
 }
 
+/* The walks of j*, *j and checkpoint-*j through a checkpoint's suspended
+   duals and tapes recurse once per suspended level (a checkpoint taken
+   10^5 nested j* deep): the same guard. */
+static void check_walk_stack(VladState *S)
+{
+    if (VL_UNLIKELY(vl_cstack_exhausted(&S->cstack)))
+        vl_except_runtime(S, VLAD_ERR_MEMORY, "derivatives nested too "
+                          "deeply (the C stack is exhausted walking the "
+                          "derivatives a checkpoint holds suspended)");
+}
+
 static Value binary_general(VladState *S, int op, Value a, Value b);
 
 Value vl_ad_binary(VladState *S, int op, Value a, Value b)

@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include "parser/read.h"
 #include "vm/apiconv.h"
 #include "vm/cpj.h"
 #include "vm/except.h"
@@ -82,8 +83,7 @@ static VladStatus enter(VladState *S, VladValue *out)
     if (S == NULL)
         return VLAD_ERR_ARGUMENT;
     if (!vl_gc_thread_attach())
-        return vl_toplevel_fail(S, VLAD_ERR_MEMORY, "the thread could not "
-                                "be registered with the garbage collector");
+        return vl_toplevel_attach_error(S);
     return VLAD_OK;
 }
 
@@ -131,11 +131,15 @@ VladStatus vlad_eval_file(VladState *S, const char *path, VladValue *out)
     st = vl_except_protect(S, read_job, &job);
     if (st != VLAD_OK)
         return st;
+    if (job.src == NULL && job.err == EFBIG)
+        return vl_toplevel_fail(S, VLAD_ERR_IO, "cannot read '%s': the file "
+                                "is larger than %zu bytes", path,
+                                (size_t)VL_READ_MAX_INPUT);
     if (job.src == NULL)
         return vl_toplevel_fail(S, VLAD_ERR_IO, "cannot read '%s': %s",
                                 path, strerror(job.err));
     Value v;
-    st = vl_toplevel_eval(S, job.src, job.len, path, 0, &v);
+    st = vl_toplevel_eval_file(S, job.src, job.len, path, &v);
     if (out != NULL)
         *out = to_public(v);
     return st;

@@ -240,8 +240,7 @@ VladStatus vlad_register(VladState *S, const VladHostPrim *prim)
     if (S == NULL)
         return VLAD_ERR_ARGUMENT;
     if (!vl_gc_thread_attach())
-        return vl_toplevel_fail(S, VLAD_ERR_MEMORY, "the thread could not "
-                                "be registered with the garbage collector");
+        return vl_toplevel_attach_error(S);
     if (vl_api_refuse_busy(S, "vlad_register") != VLAD_OK)
         return VLAD_ERR_ARGUMENT;
     if (prim == NULL || prim->name == NULL || prim->fn == NULL

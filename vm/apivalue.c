@@ -277,8 +277,7 @@ static VladStatus check_args(VladState *S, const char *who, VladValue fn,
     if (S == NULL)
         return VLAD_ERR_ARGUMENT;
     if (!vl_gc_thread_attach())
-        return vl_toplevel_fail(S, VLAD_ERR_MEMORY, "the thread could not "
-                                "be registered with the garbage collector");
+        return vl_toplevel_attach_error(S);
     if (!ok)
         return vl_toplevel_fail(S, VLAD_ERR_ARGUMENT,
                                 "%s: an array of the point is NULL", who);

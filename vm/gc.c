@@ -11,6 +11,7 @@
 #include "config.h"
 #include "vm/gc.h"
 #include "vm/features.h"
+#include "parser/cstack.h"
 
 /* Boehm's thread support: the collector must know every thread that
    holds pointers into its heap (it stops them and scans their stacks).
@@ -204,6 +205,11 @@ __attribute__((constructor)) static void init_at_load(void)
 
 int vl_gc_thread_attach(void)
 {
+    /* the collector needs stack below every allocation (it clears 16 KiB
+       below the allocating frame and collects there): a call with less
+       than VL_CSTACK_RESERVE bytes of stack below it is refused */
+    if (VL_UNLIKELY(vl_cstack_short(VL_CSTACK_HERE(), VL_CSTACK_RESERVE)))
+        return 0;
     if (VL_LIKELY(thread_attached))
         return 1;
     vl_gc_init();

@@ -28,7 +28,9 @@ VL_INTERNAL void vl_gc_init(void);
 /* Make sure the calling thread is registered with the collector (every
    public entry point that touches the heap calls it first).  A thread
    registered here is unregistered when it exits.  0 if the collector
-   refused (the thread's stack could not be found). */
+   refused (the thread's stack could not be found) or if there are fewer
+   than VL_CSTACK_RESERVE bytes of stack below the caller (parser/cstack.h;
+   vl_toplevel_attach_error says which). */
 VL_INTERNAL int vl_gc_thread_attach(void);
 
 /* Zeroed, scanned memory; never returns NULL (calls the OOM hook, which

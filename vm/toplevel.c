@@ -8,19 +8,26 @@
  * (include "name") processes another file's forms in place; the file is
  * searched in the including file's directory, then in the -I directories,
  * then in the directories of $VLAD_PATH, then in the installed library
- * directory.  Including a file that is being included is an error.
+ * directory.  Including a file that is being included is an error (the
+ * file given to vlad_eval_file is on the include stack from the start), and
+ * so is nesting includes more than VL_INCLUDE_MAX deep.  Includes do not
+ * recurse on the C stack: run_text keeps the files being run in a stack of
+ * its own, in the heap.  A UTF-8 byte-order mark at the start of a text is
+ * skipped (the reader rejects one anywhere else).
  */
 #include "config.h"
 #include "vm/toplevel.h"
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "parser/expand.h"
 #include "parser/read.h"
 #include "vm/compile.h"
@@ -41,12 +48,21 @@ static const char prelude_source[] =
 
 /* ===== Files ===== */
 
-/* Read a whole file into GC memory; NULL (errno set) on failure. */
+/* Read a whole file into GC memory; NULL (errno set) on failure, EFBIG
+   when it is longer than VL_READ_MAX_INPUT (nothing more is read: a huge
+   file or an endless pipe costs no more than the limit). */
 char *vl_toplevel_read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     if (f == NULL)
         return NULL;
+    struct stat sb;
+    if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode)
+        && (uintmax_t)sb.st_size > VL_READ_MAX_INPUT) {
+        fclose(f);
+        errno = EFBIG;
+        return NULL;
+    }
     size_t cap = 8192, n = 0;
     char *buf = vl_gc_alloc_atomic(cap + 1);
     for (;;) {
@@ -61,10 +77,18 @@ char *vl_toplevel_read_file(const char *path, size_t *len)
             }
             break;
         }
-        char *nb = vl_gc_alloc_atomic(cap * 2 + 1);
+        if (n > VL_READ_MAX_INPUT) {
+            fclose(f);
+            errno = EFBIG;
+            return NULL;
+        }
+        /* at most one byte beyond the limit is ever buffered */
+        size_t ncap = cap > VL_READ_MAX_INPUT / 2 ? VL_READ_MAX_INPUT + 1
+                                                  : cap * 2;
+        char *nb = vl_gc_alloc_atomic(ncap + 1);
         memcpy(nb, buf, n);
         buf = nb;
-        cap *= 2;
+        cap = ncap;
     }
     fclose(f);
     buf[n] = '\0';
@@ -142,8 +166,6 @@ typedef struct RunCtx {
     Value last;
 } RunCtx;
 
-static void run_text(VladState *S, RunCtx *ctx);
-
 static double now_seconds(void)
 {
     struct timespec ts;
@@ -151,26 +173,46 @@ static double now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void include_file(VladState *S, const TopForm *f, RunCtx *outer)
+/* A file name or path for a message: at most NAME_SHOW_MAX bytes, then
+   "..." (an include name may be megabytes long), control bytes as \xNN. */
+#define NAME_SHOW_MAX 200
+
+static const char *show_name(const char *name)
 {
-    char *path = find_include(S, f->pos.file, f->include_name);
-    if (path == NULL)
-        vl_except_at(S, VLAD_ERR_IO, f->pos,
-                     "include: cannot find '%s' (searched the including "
-                     "file's directory, the -I directories, VLAD_PATH and "
-                     "the library directory)", f->include_name);
+    size_t n = strlen(name);
+    int plain = n <= NAME_SHOW_MAX;
+    for (size_t i = 0; plain && i < n; i++)
+        plain = (unsigned char)name[i] >= 0x20 && name[i] != 0x7f;
+    if (plain)
+        return name;
+    StrBuf b;
+    vl_buf_init(&b);
+    for (size_t i = 0; i < n && i < NAME_SHOW_MAX; i++) {
+        unsigned char c = (unsigned char)name[i];
+        char hex[8];
+        if (c >= 0x20 && c != 0x7f) {
+            vl_buf_add(&b, (const char *)&name[i], 1);
+        } else {
+            snprintf(hex, sizeof hex, "\\x%02x", c);
+            vl_buf_adds(&b, hex);
+        }
+    }
+    if (n > NAME_SHOW_MAX)
+        vl_buf_adds(&b, "...");
+    return b.data;
+}
+
+/* Push the file 'path' on the include stack, keyed by its real path; an
+   error at 'pos' if it is already there (a cycle). */
+static void push_include(VladState *S, const char *path, SrcPos pos)
+{
     char real[PATH_MAX];
     const char *key = realpath(path, real) ? real : path;
     for (size_t k = 0; k < S->ninclude_stack; k++)
         if (strcmp(S->include_stack[k], key) == 0)
-            vl_except_at(S, VLAD_ERR_SYNTAX, f->pos,
+            vl_except_at(S, VLAD_ERR_SYNTAX, pos,
                          "include: cycle: '%s' is already being included",
-                         path);
-    size_t len;
-    char *src = vl_toplevel_read_file(path, &len);
-    if (src == NULL)
-        vl_except_at(S, VLAD_ERR_IO, f->pos, "include: cannot read '%s': %s",
-                     path, strerror(errno));
+                         show_name(path));
     if (S->ninclude_stack == S->include_stack_cap) {
         size_t n = S->include_stack_cap ? S->include_stack_cap * 2 : 8;
         const char **st = vl_gc_alloc(n * sizeof(char *));
@@ -180,10 +222,29 @@ static void include_file(VladState *S, const TopForm *f, RunCtx *outer)
         S->include_stack_cap = n;
     }
     S->include_stack[S->ninclude_stack++] = vl_gc_strdup(key);
-    RunCtx ctx = {src, len, path, outer->prelude, NIL_VAL};
-    run_text(S, &ctx);
-    S->ninclude_stack--;
-    outer->last = ctx.last;
+}
+
+/* The text of the file that (include "name") at f names, pushed on the
+   include stack. */
+static RunCtx include_file(VladState *S, const TopForm *f, int prelude)
+{
+    char *path = find_include(S, f->pos.file, f->include_name);
+    if (path == NULL)
+        vl_except_at(S, VLAD_ERR_IO, f->pos,
+                     "include: cannot find '%s' (searched the including "
+                     "file's directory, the -I directories, VLAD_PATH and "
+                     "the library directory)", show_name(f->include_name));
+    push_include(S, path, f->pos);
+    size_t len;
+    char *src = vl_toplevel_read_file(path, &len);
+    if (src == NULL && errno == EFBIG)
+        vl_except_at(S, VLAD_ERR_IO, f->pos, "include: cannot read '%s': "
+                     "the file is larger than %zu bytes", show_name(path),
+                     (size_t)VL_READ_MAX_INPUT);
+    if (src == NULL)
+        vl_except_at(S, VLAD_ERR_IO, f->pos, "include: cannot read '%s': %s",
+                     show_name(path), strerror(errno));
+    return (RunCtx){src, len, path, prelude, NIL_VAL};
 }
 
 static void report_diags(VladState *S, VlReadStatus st, VlDiag *d)
@@ -249,38 +310,87 @@ static void run_form(VladState *S, const TopForm *f, RunCtx *ctx)
     vl_state_flush(S);
 }
 
-static void run_text(VladState *S, RunCtx *ctx)
+/* The forms of a text, read whole (a syntax error anywhere stops it before
+   any of its forms runs); a byte-order mark at its start is skipped. */
+static Datum *read_forms(VladState *S, const RunCtx *ctx)
 {
+    const char *src = ctx->src;
+    size_t len = ctx->len;
+    if (len >= 3 && memcmp(src, "\xef\xbb\xbf", 3) == 0) {
+        src += 3;
+        len -= 3;
+    }
     Datum *forms;
     VlDiag *diags = NULL;
-    VlReadStatus st = vl_read_string(S->syms, ctx->src, ctx->len, ctx->name,
-                                     &forms, &diags);
+    VlReadStatus st = vl_read_string(S->syms, src, len, ctx->name, &forms,
+                                     &diags);
     if (st != VL_READ_OK)
         report_diags(S, st, diags);
-    for (Datum *d = forms; d->kind == D_PAIR; d = d->u.pair.cdr) {
+    return forms;
+}
+
+/* A text being run: its context and the forms still to run. */
+typedef struct RunFrame {
+    RunCtx ctx;           /* the text (ctx.last: its last value so far) */
+    Datum *rest;          /* its forms not yet run */
+} RunFrame;
+
+/* Run the forms of ctx's text in order; an include runs the included
+   file's forms in its place.  The texts being run are a stack in the heap
+   (an include nests no C frames); the last value of an included file is
+   the including one's.  Files pushed on the include stack are popped as
+   they end (run_protected empties the stack after an error). */
+static void run_text(VladState *S, RunCtx *ctx)
+{
+    size_t n = 0, cap = 0;
+    RunFrame *run = NULL;
+    run = vl_gc_grow(run, n, &cap, sizeof *run);
+    run[n++] = (RunFrame){*ctx, read_forms(S, ctx)};
+    while (n > 0) {
+        RunFrame *top = &run[n - 1];
+        if (top->rest->kind != D_PAIR) {
+            if (--n > 0) {
+                run[n - 1].ctx.last = top->ctx.last;
+                S->ninclude_stack--;
+            }
+            continue;
+        }
         vl_except_if_closed(S);     /* by a callback of an earlier form */
+        Datum *d = top->rest->u.pair.car;
+        top->rest = top->rest->u.pair.cdr;
         TopForm f;
         VlDiag *diag = NULL;
-        VlExpandStatus es = vl_expand_toplevel(S->syms, d->u.pair.car, &f,
-                                               &diag, &S->cstack);
+        VlExpandStatus es = vl_expand_toplevel(S->syms, d, &f, &diag,
+                                               &S->cstack);
         if (es != VL_EXPAND_OK)
             vl_except_at(S, es == VL_EXPAND_TOO_DEEP ? VLAD_ERR_MEMORY
                                                      : VLAD_ERR_SYNTAX,
                          diag->pos, "%s", diag->message);
-        if (f.kind == TOP_INCLUDE)
-            include_file(S, &f, ctx);
-        else
-            run_form(S, &f, ctx);
+        if (f.kind != TOP_INCLUDE) {
+            run_form(S, &f, &top->ctx);
+            continue;
+        }
+        if (n > VL_INCLUDE_MAX)
+            vl_except_at(S, VLAD_ERR_SYNTAX, f.pos, "include nested too "
+                         "deeply (more than %d files)", VL_INCLUDE_MAX);
+        RunCtx inc = include_file(S, &f, top->ctx.prelude);
+        Datum *forms = read_forms(S, &inc);
+        run = vl_gc_grow(run, n, &cap, sizeof *run);
+        run[n++] = (RunFrame){inc, forms};
     }
+    ctx->last = run[0].ctx.last;
 }
 
 typedef struct EvalJob {
     RunCtx ctx;
+    int file;             /* ctx.name is a file's path */
 } EvalJob;
 
 static void eval_job(VladState *S, void *ud)
 {
     EvalJob *job = ud;
+    if (job->file)
+        push_include(S, job->ctx.name, (SrcPos){job->ctx.name, 1, 1});
     run_text(S, &job->ctx);
 }
 
@@ -297,6 +407,50 @@ VladStatus vl_toplevel_fail(VladState *S, VladStatus status,
     S->err.backtrace = "";
     S->err.text = vl_except_format("error: %s\n", S->err.message);
     return status;
+}
+
+/* An error whose text is static: set where there may be too little stack
+   to format or allocate one. */
+static VladStatus fail_static(VladState *S, VladStatus status,
+                              const char *message, const char *text)
+{
+    S->err.status = status;
+    S->err.message = message;
+    S->err.file = "";
+    S->err.line = S->err.column = 0;
+    S->err.backtrace = "";
+    S->err.text = text;
+    return status;
+}
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define STACK_MESSAGE(kib, what)                                        \
+    "the C stack is too small: " what " needs at least " STR(kib)        \
+    " KiB of stack below the call (doc/embedding.md)"
+
+/* The error of an evaluation refused because there are fewer than
+   VL_CSTACK_MIN bytes of stack below 'here'; VLAD_OK if there are
+   enough. */
+static VladStatus check_room(VladState *S, uintptr_t here)
+{
+    if (VL_LIKELY(vl_cstack_short(here, VL_CSTACK_MIN) == 0))
+        return VLAD_OK;
+    return fail_static(S, VLAD_ERR_MEMORY,
+                       STACK_MESSAGE(VL_CSTACK_MIN_KIB, "an evaluation"),
+                       "error: " STACK_MESSAGE(VL_CSTACK_MIN_KIB,
+                                               "an evaluation") "\n");
+}
+
+VladStatus vl_toplevel_attach_error(VladState *S)
+{
+    if (vl_cstack_short(VL_CSTACK_HERE(), VL_CSTACK_RESERVE) != 0)
+        return fail_static(S, VLAD_ERR_MEMORY,
+                           STACK_MESSAGE(VL_CSTACK_RESERVE_KIB, "a call"),
+                           "error: " STACK_MESSAGE(VL_CSTACK_RESERVE_KIB,
+                                                   "a call") "\n");
+    return vl_toplevel_fail(S, VLAD_ERR_MEMORY, "the thread could not be "
+                            "registered with the garbage collector");
 }
 
 void vl_toplevel_clear_error(VladState *S)
@@ -359,6 +513,8 @@ static VladStatus run_protected(VladState *S,
     if (S->closing)
         return vl_toplevel_fail(S, VLAD_ERR_ARGUMENT,
                                 "the state is closed (vlad_close)");
+    if (check_room(S, VL_CSTACK_HERE()) != VLAD_OK)
+        return S->err.status;
     S->busy++;
     int64_t steps0 = S->steps;
     S->last_steps = 0;
@@ -403,14 +559,26 @@ static VladStatus run_protected(VladState *S,
     return st;
 }
 
-VladStatus vl_toplevel_eval(VladState *S, const char *src, size_t len,
-                            const char *name, int prelude, Value *out)
+static VladStatus eval(VladState *S, const char *src, size_t len,
+                       const char *name, int prelude, int file, Value *out)
 {
-    EvalJob job = {{src, len, vl_gc_strdup(name), prelude, NIL_VAL}};
+    EvalJob job = {{src, len, vl_gc_strdup(name), prelude, NIL_VAL}, file};
     VladStatus st = run_protected(S, eval_job, &job);
     if (out != NULL)
         *out = st == VLAD_OK ? job.ctx.last : NIL_VAL;
     return st;
+}
+
+VladStatus vl_toplevel_eval(VladState *S, const char *src, size_t len,
+                            const char *name, int prelude, Value *out)
+{
+    return eval(S, src, len, name, prelude, 0, out);
+}
+
+VladStatus vl_toplevel_eval_file(VladState *S, const char *src, size_t len,
+                                 const char *path, Value *out)
+{
+    return eval(S, src, len, path, 0, 1, out);
 }
 
 typedef struct ApplyJob {

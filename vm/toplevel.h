@@ -6,6 +6,9 @@
 
 #include "vm/state.h"
 
+/* The deepest nesting of includes (a file including a file ...). */
+#define VL_INCLUDE_MAX 1000
+
 /* Read, expand, compile and run every form of 'src' ('len' bytes, named
    'name' in messages) in the user environment, or in the prelude's when
    'prelude' is set.  Never raises: returns the status, with S->err set on
@@ -13,6 +16,13 @@
 VL_INTERNAL VladStatus vl_toplevel_eval(VladState *S, const char *src,
                                         size_t len, const char *name,
                                         int prelude, Value *out);
+
+/* vl_toplevel_eval of the text of the file 'path' (the file is on the
+   include stack from the start: a file that includes itself is a cycle
+   before any of its forms runs). */
+VL_INTERNAL VladStatus vl_toplevel_eval_file(VladState *S, const char *src,
+                                             size_t len, const char *path,
+                                             Value *out);
 
 /* Create a state from 'config' (NULL: defaults) and load the prelude;
    NULL when memory is exhausted or the prelude fails. */
@@ -29,10 +39,16 @@ VL_INTERNAL void vl_toplevel_clear_error(VladState *S);
 VL_INTERNAL VladStatus vl_toplevel_fail(VladState *S, VladStatus status,
                                         const char *fmt, ...);
 
+/* The error of an API call refused by vl_gc_thread_attach (too little
+   C stack, or the collector refused the thread); its status. */
+VL_INTERNAL VladStatus vl_toplevel_attach_error(VladState *S);
+
 VL_INTERNAL VladState *vl_toplevel_open(const VladConfig *config);
 VL_INTERNAL void vl_toplevel_close(VladState *S);
 
-/* A whole file in GC memory (NUL-terminated), or NULL with errno set. */
+/* A whole file in GC memory (NUL-terminated), or NULL with errno set
+   (EFBIG: longer than VL_READ_MAX_INPUT, parser/read.h; what is read
+   stops there). */
 VL_INTERNAL char *vl_toplevel_read_file(const char *path, size_t *len);
 
 #endif

@@ -131,6 +131,12 @@ run_case walk-suspended-tape-1000 "#t" works
 run_case walk-suspended-tape-100000 "#t"
 run_case resume-suspended-1000 "#t" works
 run_case resume-suspended-100000 "#t"
+# A checkpoint taken 10^5 nested j* deep (at the bottom: 2 steps a level),
+# given to an enclosing j*: its walk through the suspended duals recursed
+# once per level (issue 19, C2); the guard stops it cleanly.
+gen ad-suspended.vlad '"(define (nest n x) (if (= n 0) x (car (j* (lambda (y) (nest (- n 1) y)) x 1))))\n(define u (j* (lambda (x) (checkpoint (lambda (z) (nest 100000 z)) x 200001)) 3 1))\n(write-real 1)\n"'
+run_case ad-suspended "1
+1"
 
 # A 1 MiB C stack.  Code 10^5 deep: the guard's error, in the expander
 # (expr), in the compiler (cond: 10^5 clauses are nested ifs after
@@ -162,6 +168,9 @@ cp ad-nested.vlad small-ad-nested.vlad
 small small-ad-nested 9
 cp walk-suspended-100000.vlad small-walk-suspended.vlad
 small small-walk-suspended "#t"
+cp ad-suspended.vlad small-ad-suspended.vlad
+small small-ad-suspended "1
+1"
 
 echo "$passed passed, $failed failed"
 test $failed -eq 0

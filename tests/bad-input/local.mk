@@ -85,9 +85,11 @@ VLAD_GOLDEN_TESTS += \
 	%reldir%/expand-define-pattern-bound-twice.vlad \
 	%reldir%/expand-error-deep-inside.vlad \
 	%reldir%/expand-if-empty.vlad \
+	%reldir%/expand-include-bom.vlad \
 	%reldir%/expand-include-in-expression.vlad \
 	%reldir%/expand-include-missing-file.vlad \
 	%reldir%/expand-include-no-argument.vlad \
+	%reldir%/expand-include-self.vlad \
 	%reldir%/expand-include-two-arguments.vlad \
 	%reldir%/expand-lambda-pattern-application.vlad \
 	%reldir%/expand-lambda-string-parameter.vlad \
@@ -123,6 +125,8 @@ VLAD_GOLDEN_TESTS += \
 	%reldir%/runtime-tuple-too-short.vlad \
 	%reldir%/runtime-unbound-called-later.vlad \
 	%reldir%/syntax-block-comment-nested-open.vlad \
+	%reldir%/syntax-bom-inside.vlad \
+	%reldir%/syntax-bom-start.vlad \
 	%reldir%/syntax-bracket-mismatch-inner.vlad \
 	%reldir%/syntax-crlf-lines.vlad \
 	%reldir%/syntax-datum-comment-before-close.vlad \
@@ -142,6 +146,13 @@ VLAD_GOLDEN_TESTS += \
 
 TESTS += %reldir%/limits.sh %reldir%/limits-deep.sh
 EXTRA_DIST += %reldir%/limits.sh %reldir%/limits-deep.sh
+
+## Issue 19: C stacks of 16 KiB-1 MiB under the CLI (C2); over-long tokens
+## and inputs, includes nested deep and long include names (C4, C3, U7).
+TESTS += %reldir%/small-stack.sh %reldir%/limits-input.sh
+EXTRA_DIST += %reldir%/small-stack.sh %reldir%/limits-input.sh
+## Included by expand-include-bom.vlad.
+VLAD_TEST_FILES += %reldir%/inc/bom-lib.vlad
 
 
 ## Wrong today: expected files show the correct behaviour; each XPASS
