@@ -536,8 +536,9 @@ static void check_stack(VladState *S)
 }
 
 /* The walks of j*, *j and checkpoint-*j through a checkpoint's suspended
-   duals and tapes recurse once per suspended level (a checkpoint taken
-   10^5 nested j* deep): the same guard. */
+   duals and tapes, and the relabeling of a resumed one (fresh tags),
+   recurse once per suspended level (a checkpoint taken 10^5 nested j*
+   deep): the same guard. */
 static void check_walk_stack(VladState *S)
 {
     if (VL_UNLIKELY(vl_cstack_exhausted(&S->cstack)))
@@ -751,17 +752,6 @@ static Value part_of(VladState *S, Value bar, int tangent)
     if (bar.tag == VT_DUAL && rank_of(S, dual_tag(bar)) == 0)
         return tangent ? dual_tangent(bar) : dual_primal(bar);
     return tangent ? vl_num(0) : bar;
-}
-
-/* The walks through suspended invocations (and the relabeling of a
-   resumed checkpoint) recurse once per level of nested perturbations of
-   the real they visit: stop cleanly before the stack ends. */
-static void check_walk_stack(VladState *S)
-{
-    if (VL_UNLIKELY(vl_cstack_exhausted(&S->cstack)))
-        vl_except_runtime(S, VLAD_ERR_MEMORY, "derivatives nested too "
-                          "deeply (a real carrying more nested "
-                          "perturbations than the C stack allows to walk)");
 }
 
 static Value through_dual(VladState *S, Value y, Value bar, WalkLeaf leaf,
