@@ -713,6 +713,12 @@ next:
         vl_ad_release_tape(S, &top);
         VM_NEXT();
     }
+    VM_CASE(UNDERFLOW) {
+        SAVE();
+        va = R(i->a);
+        base = vl_cont_underflow(S, base);
+        goto do_return;
+    }
     VM_CASE(HALT) {
         S->steps = S->fuel_anchor - fuel;
         return R(i->a);
@@ -1016,6 +1022,14 @@ void vl_vm_init(VladState *S)
     S->control[CTL_ADVANCE] = vl_compile_assemble(
         S, "checkpoint-*j", PK_CHECKPOINT, 2, 7, advance, 6);
     S->control[CTL_ADVANCE]->ctlreg = 3;
+    /* an underflow frame: R0 its frame sequence, R1 a count, R2.. the
+       call block of the frame above, which returns into UNDERFLOW */
+    static const Instr underflow[] = {I(CALL, 2, 1, 0), I(UNDERFLOW, 2, 0, 0)};
+    S->control[CTL_UNDERFLOW] = vl_compile_assemble(
+        S, "resume", PK_RESUME, 1, 4, underflow, 2);
+    Closure *under = vl_gc_alloc(sizeof *under);
+    under->proto = S->control[CTL_UNDERFLOW];
+    S->underflow_value = vl_obj(VT_CLOSURE, under);
     Closure *adv = vl_gc_alloc(sizeof *adv);
     adv->proto = S->control[CTL_ADVANCE];
     S->advance_value = vl_obj(VT_CLOSURE, adv);

@@ -155,9 +155,9 @@ static void test_checkpoint_size(VladState *S)
         Value u = eval(S, progs[k]);
         CHECK(IS_CKPT(u));
         sizes[k] = IS_CKPT(u) ? AS_CKPT(u)->bytes : 0;
-        printf("  checkpoint after %s steps: %zu bytes, %u frames\n",
+        printf("  checkpoint after %s steps: %zu bytes, %llu frames\n",
                progs[k] + 20, sizes[k],
-               IS_CKPT(u) ? AS_CKPT(u)->nframes : 0);
+               IS_CKPT(u) ? (unsigned long long)AS_CKPT(u)->nframes : 0);
     }
     CHECK(sizes[0] == sizes[1] && sizes[1] == sizes[2]);
     CHECK(sizes[2] < 400);
