@@ -215,7 +215,8 @@ Checkpoint *vl_cont_capture(VladState *S, size_t delim, Value *fb,
         above = caller;
     }
     ContRun *run = vl_seg_run(nframes, nvalues);
-    Lazy *lazy = vl_gc_alloc((nlazy ? nlazy : 1) * sizeof *lazy);
+    Lazy local[8];
+    Lazy *lazy = nlazy <= 8 ? local : vl_gc_alloc(nlazy * sizeof *lazy);
     Checkpoint *k = vl_gc_alloc(sizeof *k);
     k->callee = fb[1];
     k->arg = vl_value_tuple(fb + 2, nargs);
@@ -255,12 +256,17 @@ Checkpoint *vl_cont_capture(VladState *S, size_t delim, Value *fb,
        underflow frame over them, ... */
     const ContSeg *seq = NULL;
     uint32_t pos = 0;
-    for (size_t i = 0; i < nlazy; i++) {
-        seq = vl_seg_make(S, seq, run, pos, lazy[i].at - pos, lazy[i].seq,
-                          1);
-        pos = lazy[i].at;
+    for (size_t i = 0; i <= nlazy; i++) {
+        uint32_t at = i < nlazy ? lazy[i].at : nframes;
+        const ContSeg *ref = i < nlazy ? lazy[i].seq : NULL;
+        if (at > pos && run->whole.run == NULL)     /* the first range */
+            seq = vl_seg_init(S, &run->whole, seq, run, pos, at - pos, ref,
+                              1);
+        else
+            seq = vl_seg_make(S, seq, run, pos, at - pos, ref, 1);
+        pos = at;
     }
-    k->seq = vl_seg_make(S, seq, run, pos, nframes - pos, NULL, 1);
+    k->seq = seq;
     /* the limits of delimiters inside the segment, and the firing one */
     while (S->nlimits > 0 && S->limits[S->nlimits - 1].frame != SIZE_MAX
            && S->limits[S->nlimits - 1].frame >= delim)
@@ -346,11 +352,25 @@ static void place_frames(VladState *S, size_t *at, const ContRun *run,
    top range still to copy, R2.. the call block of the frame above. */
 #define UNDERFLOW_BLOCK 2
 
-/* Write the underflow frame of 'seq' at stack index '*at' (its header in
-   place) and the header of the frame above it; '*at' becomes that
-   frame's base. */
-static void place_underflow(VladState *S, size_t *at, const ContSeg *seq)
+/* The most slots one underflow copies (at least one frame). */
+#define UNDERFLOW_CHUNK 128
+
+/* Write the frames of 'seq' (no delimiter among them) at stack index
+   '*at' (their header in place), and the header of the frame above them;
+   '*at' becomes that frame's base.  One run of at most UNDERFLOW_CHUNK
+   slots is copied at once; else an underflow frame stands for them. */
+static void place_lazy(VladState *S, size_t *at, const ContSeg *seq)
 {
+    if (seq->below == NULL && seq->ref == NULL) {
+        size_t slots = 0;
+        uint32_t f = seq->first;
+        while (f < seq->first + seq->count && slots <= UNDERFLOW_CHUNK)
+            slots += frame_slots(&seq->run->frames[f++]);
+        if (slots <= UNDERFLOW_CHUNK) {
+            place_frames(S, at, seq->run, seq->first, f, 0, 0);
+            return;
+        }
+    }
     vl_cont_reserve(S, *at, UNDERFLOW_BLOCK + 2 + SLACK);
     Value *base = S->stack + *at;
     base[-1] = S->underflow_value;
@@ -376,11 +396,17 @@ Value *vl_cont_reinstall(VladState *S, const Checkpoint *k, Value **base,
     b[-2].as.ptr = ret_ip;
     /* the segments whose ranges hold delimiters: the top one and those
        below it down to the last with one (refs never hold any) */
-    const ContSeg **spine = NULL;
-    size_t n = 0, cap = 0;
+    const ContSeg *local[16];
+    const ContSeg **spine = local;
+    size_t n = 0, cap = 16;
     const ContSeg *s = k->seq;
     for (; s != NULL && s->hooks; s = s->below) {
-        spine = vl_gc_grow(spine, n, &cap, sizeof *spine);
+        if (n == cap) {
+            const ContSeg **more = vl_gc_alloc(2 * cap * sizeof *more);
+            memcpy(more, spine, n * sizeof *more);
+            spine = more;
+            cap *= 2;
+        }
         spine[n++] = s;
     }
     /* bottom-up: each stretch of plain frames becomes an underflow frame,
@@ -393,7 +419,7 @@ Value *vl_cont_reinstall(VladState *S, const Checkpoint *k, Value **base,
             lazy = vl_seg_make(S, lazy, s->run, s->first, lo - s->first,
                                NULL, 0);
             if (lazy != NULL)
-                place_underflow(S, &at, lazy);
+                place_lazy(S, &at, lazy);
             place_frames(S, &at, s->run, lo, hi + 1, 1, now);
             lazy = vl_seg_make(S, NULL, s->run, hi + 1,
                                s->first + s->count - hi - 1, NULL, 0);
@@ -403,7 +429,7 @@ Value *vl_cont_reinstall(VladState *S, const Checkpoint *k, Value **base,
         lazy = vl_seg_cat(S, lazy, s->ref);
     }
     if (lazy != NULL)
-        place_underflow(S, &at, lazy);
+        place_lazy(S, &at, lazy);
     vl_cont_reserve(S, at, 1 + SLACK);
     *base = S->stack + boff;
     Value *fb = S->stack + at - 2;
@@ -413,9 +439,6 @@ Value *vl_cont_reinstall(VladState *S, const Checkpoint *k, Value **base,
 }
 
 /* ===== Underflow ===== */
-
-/* The most slots one underflow copies (at least one frame). */
-#define UNDERFLOW_CHUNK 128
 
 Value *vl_cont_underflow(VladState *S, Value *ubase)
 {

@@ -10,18 +10,6 @@
 #include "vm/contseg.h"
 
 #include <string.h>
-#include "vm/vm.h"
-
-int vl_seg_delimiter(const VladState *S, const Proto *p)
-{
-    switch (p->kind) {
-    case PK_CHECKPOINT: case PK_PRIMOPS: case PK_JSTAR: case PK_STARJ:
-    case PK_SEGMENT:
-        return 1;
-    default:
-        return p == S->control[CTL_ENTRY];
-    }
-}
 
 ContRun *vl_seg_run(uint32_t nframes, size_t nvalues)
 {
@@ -68,7 +56,15 @@ const ContSeg *vl_seg_make(const VladState *S, const ContSeg *below,
         return below;
     if (count == 0 && below == NULL)
         return ref;
-    ContSeg *s = vl_gc_alloc(sizeof *s);
+    return vl_seg_init(S, vl_gc_alloc(sizeof(ContSeg)), below, run, first,
+                       count, ref, scan);
+}
+
+const ContSeg *vl_seg_init(const VladState *S, ContSeg *s,
+                           const ContSeg *below, const ContRun *run,
+                           uint32_t first, uint32_t count,
+                           const ContSeg *ref, int scan)
+{
     s->below = below;
     s->ref = ref;
     s->run = count ? run : NULL;

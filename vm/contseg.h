@@ -32,6 +32,7 @@
 #define VL_CONTSEG_H
 
 #include "vm/state.h"
+#include "vm/vm.h"
 
 typedef struct CapFrame {
     Closure *closure;       /* the suspended procedure */
@@ -43,14 +44,7 @@ typedef struct CapFrame {
     uint32_t nlive;         /* number of live registers kept */
 } CapFrame;
 
-typedef struct ContRun {
-    uint32_t nframes;       /* frames, bottom first */
-    uint32_t nvalues;       /* live values of all of them */
-    Value *values;          /* in frame and register order (in the same
-                               allocation, after 'frames'); delimiter step
-                               counts are relative (VT_RAW) */
-    CapFrame frames[];
-} ContRun;
+typedef struct ContRun ContRun;
 
 typedef struct ContSeg {
     const struct ContSeg *below;    /* frames under the run's, or NULL */
@@ -67,11 +61,33 @@ typedef struct ContSeg {
     uint64_t nvalues;               /* live values of the whole sequence */
 } ContSeg;
 
+struct ContRun {
+    ContSeg whole;          /* storage for one segment over this run
+                               (the capture that made it uses it; saves
+                               an allocation) */
+    uint32_t nframes;       /* frames, bottom first */
+    uint32_t nvalues;       /* live values of all of them */
+    Value *values;          /* in frame and register order (in the same
+                               allocation, after 'frames'); delimiter step
+                               counts are relative (VT_RAW) */
+    CapFrame frames[];
+};
+
+
 /* A frame that reinstalling must write onto the stack at once (it keeps
    state outside the stack: limits, AD and checkpoint-*j entries, step
    counts relative to the capture): checkpoint, primops, j*, *j,
    checkpoint-*j segments, and the entry frame of a host's call. */
-VL_INTERNAL int vl_seg_delimiter(const VladState *S, const Proto *p);
+static inline int vl_seg_delimiter(const VladState *S, const Proto *p)
+{
+    switch (p->kind) {
+    case PK_CHECKPOINT: case PK_PRIMOPS: case PK_JSTAR: case PK_STARJ:
+    case PK_SEGMENT:
+        return 1;
+    default:
+        return p == S->control[CTL_ENTRY];
+    }
+}
 
 /* A new run with room for 'nframes' frames and 'nvalues' values. */
 VL_INTERNAL ContRun *vl_seg_run(uint32_t nframes, size_t nvalues);
@@ -83,6 +99,13 @@ VL_INTERNAL uint64_t vl_seg_range_values(const ContRun *r, uint32_t a,
 /* The sequence below ++ run[first, first+count) ++ ref; NULL when empty.
    'scan': look for delimiter frames in the range (else it has none). */
 VL_INTERNAL const ContSeg *vl_seg_make(const VladState *S,
+                                       const ContSeg *below,
+                                       const ContRun *run, uint32_t first,
+                                       uint32_t count, const ContSeg *ref,
+                                       int scan);
+
+/* The same in 'storage' (count > 0). */
+VL_INTERNAL const ContSeg *vl_seg_init(const VladState *S, ContSeg *storage,
                                        const ContSeg *below,
                                        const ContRun *run, uint32_t first,
                                        uint32_t count, const ContSeg *ref,

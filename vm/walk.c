@@ -309,7 +309,9 @@ static Value open_checkpoint(Walk *w, Todo *t, Value a, Value b)
         push(t, vl_obj(VT_CLOSURE, cf->closure), vl_obj(VT_CLOSURE, cbl),
              &run->frames[f].closure, 1);
     }
-    nk->seq = vl_seg_make(w->S, NULL, run, 0, (uint32_t)n, NULL, 1);
+    nk->seq = n ? vl_seg_init(w->S, &run->whole, NULL, run, 0, (uint32_t)n,
+                              NULL, 1)
+              : NULL;
     push(t, ka->arg, kb->arg, &nk->arg, 0);
     push(t, ka->callee, kb->callee, &nk->callee, 0);
     return r;
