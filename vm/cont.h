@@ -19,9 +19,9 @@
  *
  * - Resuming copies onto the stack only the frames it must (the delimiter
  *   frames, which keep state outside the stack -- limits, AD and
- *   checkpoint-*j entries, relative counts -- and everything above the
- *   lowest of them) and stands for each remaining stretch of plain frames
- *   with one UNDERFLOW FRAME: a frame of the hand-assembled prototype
+ *   checkpoint-*j entries, relative counts -- and the frames between
+ *   them) and stands for each stretch of plain frames below, between and
+ *   above them with one UNDERFLOW FRAME: a frame of the hand-assembled prototype
  *   CTL_UNDERFLOW holding a frame sequence (vm/contseg.h).  The frame
  *   above it returns into it like into any frame (the return path of the
  *   VM has no extra test); its UNDERFLOW instruction then copies the next
@@ -81,8 +81,9 @@ VL_INTERNAL Checkpoint *vl_cont_capture(VladState *S, size_t delim,
 
 /* Reinstall the frames of 'k' above the frame at 'base', whose call
    instruction writes its result to register 'dest' (the delimiter frames
-   and those above the lowest of them; an underflow frame stands for each
-   stretch of the others); returns the call block of the pending
+   and the frames between them; an underflow frame stands for each
+   stretch of the others: after a resume, frames -- and the values they
+   hold -- may not be on the stack yet); returns the call block of the pending
    application (header, callee, argument), ready to be entered with one
    argument.  Re-establishes the state of delimiters inside (limits, AD
    and checkpoint-*j entries).  May grow the stack: '*base' is updated. */
