@@ -4,8 +4,11 @@
  * See vm/cont.h for the representation.  Capture walks the frame chain
  * from the pending application down to the delimiter, copying for each
  * frame only the registers its prototype marks live at the call it is
- * waiting on; reinstalling writes the frames back above a new base and
- * re-establishes the step limits and counters of delimiter frames.
+ * waiting on, and referring to the sequence of each underflow frame it
+ * meets; reinstalling writes the delimiter frames back above a new base,
+ * re-establishes their step limits, counters and AD and checkpoint-*j
+ * entries, and puts an underflow frame for each stretch of other frames;
+ * UNDERFLOW copies those back a few at a time.
  */
 #include "config.h"
 #include "vm/cont.h"
