@@ -6,6 +6,8 @@
 ## BENCH_AD_ARGS='--quick'; for bench/cpj/run: BENCH_CPJ_ARGS='--quick'.
 ## "make bench-ad" runs only bench/ad/run, "make bench-cpj" only bench/cpj/run
 ## (checkpoint-*j against *j, ~12-25 min in full).
+## "make bench-ckpt" runs only bench/ckpt/run (chains of (checkpoint resume u k),
+## ~3-5 min; BENCH_CKPT_ARGS='--quick').
 ## "make bench-api" runs only bench/api/run (the cost of vlad_call and the
 ## other calls of the embedding API, ~30 s; BENCH_API_ARGS='--quick').
 
@@ -13,6 +15,7 @@ BENCH_ARGS =
 BENCH_AD_ARGS =
 BENCH_CPJ_ARGS =
 BENCH_API_ARGS =
+BENCH_CKPT_ARGS =
 
 bench: vlad$(EXEEXT)
 	VLAD='$(abs_top_builddir)/vlad$(EXEEXT)' srcdir='$(abs_top_srcdir)' \
@@ -32,8 +35,12 @@ bench-cpj: vlad$(EXEEXT)
 	VLAD='$(abs_top_builddir)/vlad$(EXEEXT)' \
 	  $(srcdir)/%reldir%/cpj/run $(BENCH_CPJ_ARGS)
 
+bench-ckpt: vlad$(EXEEXT)
+	VLAD='$(abs_top_builddir)/vlad$(EXEEXT)' \
+	  $(srcdir)/%reldir%/ckpt/run $(BENCH_CKPT_ARGS)
+
 bench-api: libvlad.la
 	srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
 	  $(srcdir)/%reldir%/api/run $(BENCH_API_ARGS)
 
-.PHONY: bench bench-ad bench-cpj bench-api
+.PHONY: bench bench-ad bench-cpj bench-ckpt bench-api

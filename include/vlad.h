@@ -218,7 +218,10 @@ typedef struct VladCpjStats {
     int64_t base_cases;         /* intervals handed to *j */
     int64_t base_steps;         /* steps of those intervals */
     int64_t peak_live_checkpoints; /* checkpoints held at once */
-    int64_t peak_checkpoint_bytes; /* their bytes at the peak */
+    int64_t peak_checkpoint_bytes; /* their bytes at the peak (each
+                                      checkpoint's logical size: frames
+                                      it shares with others count in
+                                      each) */
 } VladCpjStats;
 
 /* Statistics of the state. */

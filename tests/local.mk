@@ -13,6 +13,7 @@
 ## and must print "N passed, N failed" and exit 0 or 1.
 
 VLAD_GOLDEN_TESTS = \
+	%reldir%/ad/chain.vlad \
 	%reldir%/ad/checkpoint.vlad \
 	%reldir%/ad/checkpoint-inside-starj.vlad \
 	%reldir%/ad/checkpoint-inside-starj-cpj.vlad \
@@ -77,6 +78,10 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/ad/structures.vlad \
 	%reldir%/ad/temporaries.vlad \
 	%reldir%/ad/temporaries-shadowed.vlad \
+	%reldir%/checkpoint/chain-limit.vlad \
+	%reldir%/checkpoint/chain-long.vlad \
+	%reldir%/checkpoint/chain-random.vlad \
+	%reldir%/checkpoint/chain-split.vlad \
 	%reldir%/checkpoint/context-eval.vlad \
 	%reldir%/checkpoint/context-limit.vlad \
 	%reldir%/checkpoint/context-script.vlad \
@@ -153,6 +158,7 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/errors/apply-list.vlad \
 	%reldir%/errors/arith-list-operand.vlad \
 	%reldir%/errors/arith-two-non-reals.vlad \
+	%reldir%/errors/chain-backtrace.vlad \
 	%reldir%/errors/compare-constant-first-list.vlad \
 	%reldir%/errors/compare-list-operand.vlad \
 	%reldir%/errors/compare-variadic-first-non-real.vlad \

@@ -4,8 +4,11 @@
  * See vm/cont.h for the representation.  Capture walks the frame chain
  * from the pending application down to the delimiter, copying for each
  * frame only the registers its prototype marks live at the call it is
- * waiting on; reinstalling writes the frames back above a new base and
- * re-establishes the step limits and counters of delimiter frames.
+ * waiting on, and referring to the sequence of each underflow frame it
+ * meets; reinstalling writes the delimiter frames back above a new base,
+ * re-establishes their step limits, counters and AD and checkpoint-*j
+ * entries, and puts an underflow frame for each stretch of other frames;
+ * UNDERFLOW copies those back a few at a time.
  */
 #include "config.h"
 #include "vm/cont.h"
@@ -107,6 +110,32 @@ Value vl_cont_finished(VladState *S, Value v)
 
 /* ===== Capture ===== */
 
+size_t vl_cont_bytes(uint64_t nframes, uint64_t nvalues)
+{
+    uint64_t cap = SIZE_MAX / 4;
+    if (nframes > cap / sizeof(CapFrame) || nvalues > cap / sizeof(Value))
+        return SIZE_MAX;
+    return sizeof(Checkpoint) + (size_t)nframes * sizeof(CapFrame)
+           + (size_t)nvalues * sizeof(Value);
+}
+
+int vl_cont_is_underflow(const VladState *S, const Proto *p)
+{
+    return p == S->control[CTL_UNDERFLOW];
+}
+
+/* An underflow frame holds its sequence in R0 and, when the sequence's
+   top piece is its range (no ref), how many frames of that range are
+   still to copy in R1. */
+const ContSeg *vl_cont_lazy_seq(VladState *S, const Value *ubase)
+{
+    const ContSeg *s = ubase[0].as.ptr;
+    uint32_t cnt = (uint32_t)ubase[1].as.i;
+    if (s->ref == NULL && cnt < s->count)
+        return vl_seg_make(S, s->below, s->run, s->first, cnt, NULL, 0);
+    return s;
+}
+
 static int bit(const uint64_t *s, int r)
 {
     return (int)((s[r >> 6] >> (r & 63)) & 1);
@@ -118,85 +147,129 @@ static const uint64_t *live_set(const Proto *p, const Instr *ret_ip)
     return &p->live[pc * p->livewords];
 }
 
+static uint32_t count_live(const Proto *p, const uint64_t *l)
+{
+    uint32_t n = 0;
+    for (int r = 0; r < p->nregs; r++)
+        n += (uint32_t)bit(l, r);
+    return n;
+}
+
+/* The value register r of the frame at 'caller' keeps in a checkpoint:
+   step counts of delimiters relative to 'now', the tape of a *j. */
+static Value capture_value(VladState *S, const Proto *p, const Value *caller,
+                           int r, int64_t now)
+{
+    Value v = caller[r];
+    if (p->kind == PK_STARJ && r == p->ctlreg + 2) {
+        /* the tape of this *j, kept in S->ad while it runs: its last node
+           (a tape value, which walks over the checkpoint map with the rest
+           of the tape: vm/ad.c, through_tape), or raw (chunk, fill) when
+           its chunk has none */
+        size_t at = (size_t)(caller - S->stack);
+        for (size_t a = S->nad; a-- > 0;)
+            if (S->ad[a].frame == at) {
+                v = vl_raw(0);
+                v.as.ptr = S->ad[a].chunk;
+                v.aux = S->ad[a].n;
+                if (S->ad[a].chunk != NULL && S->ad[a].n > 0) {
+                    v.tag = VT_TAPE;
+                    v.aux--;
+                }
+                break;
+            }
+    }
+    if (r == p->ctlreg && p->kind == PK_CHECKPOINT)
+        v = vl_raw(v.as.i - now);       /* remaining steps */
+    else if (r == p->ctlreg && (p->kind == PK_PRIMOPS
+                                || p->kind == PK_SEGMENT))
+        v = vl_raw(now - v.as.i);       /* steps so far */
+    return v;
+}
+
+/* An underflow frame met by a capture: its sequence, and how many copied
+   frames lie under it. */
+typedef struct Lazy {
+    const ContSeg *seq;
+    uint32_t at;
+} Lazy;
+
 Checkpoint *vl_cont_capture(VladState *S, size_t delim, Value *fb,
                             int nargs, int64_t now)
 {
     Value *stop = S->stack + delim;
     S->escapes++;
-    /* count the frames between the pending application and the delimiter */
+    /* count the frames between the pending application and the delimiter
+       (underflow frames apart) */
     uint32_t nframes = 0;
-    size_t nvalues = 0;
+    size_t nvalues = 0, nlazy = 0;
     Value *above = fb + 2;
     for (;;) {
         Value *caller = above - above[-2].aux;
         if (caller == stop)
             break;
         const Proto *p = AS_CLOSURE(caller[-1])->proto;
-        const uint64_t *l = live_set(p, above[-2].as.ptr);
-        for (int r = 0; r < p->nregs; r++)
-            nvalues += (size_t)bit(l, r);
-        nframes++;
+        if (vl_cont_is_underflow(S, p)) {
+            nlazy++;
+        } else {
+            nvalues += count_live(p, live_set(p, above[-2].as.ptr));
+            nframes++;
+        }
         above = caller;
     }
+    ContRun *run = vl_seg_run(nframes, nvalues);
+    Lazy local[8];
+    Lazy *lazy = nlazy <= 8 ? local : vl_gc_alloc(nlazy * sizeof *lazy);
     Checkpoint *k = vl_gc_alloc(sizeof *k);
-    k->nframes = nframes;
-    k->frames = vl_gc_alloc((nframes ? nframes : 1) * sizeof(CapFrame));
-    k->values = vl_gc_alloc((nvalues ? nvalues : 1) * sizeof(Value));
     k->callee = fb[1];
     k->arg = vl_value_tuple(fb + 2, nargs);
     /* fill frames top-down, storing them bottom-first; values are laid
        out bottom-first too */
-    size_t vend = nvalues;
+    size_t vend = nvalues, li = nlazy;
+    uint32_t f = nframes;
     above = fb + 2;
-    for (uint32_t f = nframes; f-- > 0;) {
+    for (;;) {
         Value *caller = above - above[-2].aux;
+        if (caller == stop)
+            break;
         Closure *c = AS_CLOSURE(caller[-1]);
         const Proto *p = c->proto;
+        if (vl_cont_is_underflow(S, p)) {
+            lazy[--li] = (Lazy){vl_cont_lazy_seq(S, caller), f};
+            above = caller;
+            continue;
+        }
         const Instr *rip = above[-2].as.ptr;
         const uint64_t *l = live_set(p, rip);
-        uint32_t nl = 0;
-        for (int r = 0; r < p->nregs; r++)
-            nl += (uint32_t)bit(l, r);
+        uint32_t nl = count_live(p, l);
         vend -= nl;
-        CapFrame *cf = &k->frames[f];
+        CapFrame *cf = &run->frames[--f];
         cf->closure = c;
         cf->ret_pc = (uint32_t)(rip - p->code);
         cf->delta = above[-2].aux;
         cf->first = (uint32_t)vend;
         cf->nlive = nl;
         size_t j = vend;
-        for (int r = 0; r < p->nregs; r++) {
-            if (!bit(l, r))
-                continue;
-            Value v = caller[r];
-            if (p->kind == PK_STARJ && r == p->ctlreg + 2) {
-                /* the tape of this *j, kept in S->ad while it runs: its
-                   last node (a tape value, which walks over the
-                   checkpoint map with the rest of the tape: vm/ad.c,
-                   through_tape), or raw (chunk, fill) when its chunk has
-                   none */
-                size_t at = (size_t)(caller - S->stack);
-                for (size_t a = S->nad; a-- > 0;)
-                    if (S->ad[a].frame == at) {
-                        v = vl_raw(0);
-                        v.as.ptr = S->ad[a].chunk;
-                        v.aux = S->ad[a].n;
-                        if (S->ad[a].chunk != NULL && S->ad[a].n > 0) {
-                            v.tag = VT_TAPE;
-                            v.aux--;
-                        }
-                        break;
-                    }
-            }
-            if (r == p->ctlreg && p->kind == PK_CHECKPOINT)
-                v = vl_raw(v.as.i - now);       /* remaining steps */
-            else if (r == p->ctlreg && (p->kind == PK_PRIMOPS
-                                        || p->kind == PK_SEGMENT))
-                v = vl_raw(now - v.as.i);       /* steps so far */
-            k->values[j++] = v;
-        }
+        for (int r = 0; r < p->nregs; r++)
+            if (bit(l, r))
+                run->values[j++] = capture_value(S, p, caller, r, now);
         above = caller;
     }
+    /* the sequence, bottom-up: copied frames, the sequence of the
+       underflow frame over them, ... */
+    const ContSeg *seq = NULL;
+    uint32_t pos = 0;
+    for (size_t i = 0; i <= nlazy; i++) {
+        uint32_t at = i < nlazy ? lazy[i].at : nframes;
+        const ContSeg *ref = i < nlazy ? lazy[i].seq : NULL;
+        if (at > pos && run->whole.run == NULL)     /* the first range */
+            seq = vl_seg_init(S, &run->whole, seq, run, pos, at - pos, ref,
+                              1);
+        else
+            seq = vl_seg_make(S, seq, run, pos, at - pos, ref, 1);
+        pos = at;
+    }
+    k->seq = seq;
     /* the limits of delimiters inside the segment, and the firing one */
     while (S->nlimits > 0 && S->limits[S->nlimits - 1].frame != SIZE_MAX
            && S->limits[S->nlimits - 1].frame >= delim)
@@ -205,74 +278,117 @@ Checkpoint *vl_cont_capture(VladState *S, size_t delim, Value *fb,
         S->nad--;
     vl_cpj_pop_from(S, delim);
     k->steps_at = now;
-    k->bytes = sizeof *k + nframes * sizeof(CapFrame)
-               + nvalues * sizeof(Value);
+    k->nframes = vl_seg_frames(k->seq);
+    k->bytes = vl_cont_bytes(k->nframes, vl_seg_values(k->seq));
     return k;
 }
 
 /* ===== Reinstall ===== */
 
-/* The value of register r of captured frame cf of k (which must be live
-   there), in k's values. */
-static Value *frame_reg(const Checkpoint *k, const CapFrame *cf, int r)
+/* Register r of frame f of run (live there), in the run's values. */
+static Value *run_reg(const ContRun *run, uint32_t f, int r)
 {
+    const CapFrame *cf = &run->frames[f];
     const Proto *p = cf->closure->proto;
     const uint64_t *l = live_set(p, p->code + cf->ret_pc);
     size_t j = cf->first;
     for (int q = 0; q < r; q++)
         j += (size_t)bit(l, q);
-    return &k->values[j];
+    return &run->values[j];
+}
+
+/* The j* and *j frames of k: among its delimiter frames, which the
+   segments of its sequence that hold some name (the same ones a
+   reinstall copies at once): fn(S, ud, run, f) for each. */
+static void each_ad_frame(VladState *S, const Checkpoint *k,
+                          void (*fn)(VladState *, void *, const ContRun *,
+                                     uint32_t),
+                          void *ud)
+{
+    if (k->finished)
+        return;
+    for (const ContSeg *s = k->seq; s != NULL && s->hooks; s = s->below) {
+        if (s->hook_lo < 0)
+            continue;
+        for (uint32_t f = (uint32_t)s->hook_lo; f <= (uint32_t)s->hook_hi;
+             f++) {
+            const Proto *p = s->run->frames[f].closure->proto;
+            if (p->kind == PK_JSTAR || p->kind == PK_STARJ)
+                fn(S, ud, s->run, f);
+        }
+    }
+}
+
+/* Fresh tags: the relabeling being made, and the tag asked for. */
+typedef struct Fresh {
+    VlRelabel *rl;
+    int64_t tag;
+} Fresh;
+
+static void fresh_find(VladState *S, void *ud, const ContRun *run,
+                       uint32_t f)
+{
+    Fresh *fr = ud;
+    const Proto *p = run->frames[f].closure->proto;
+    int64_t t = run_reg(run, f, p->ctlreg)->as.i;
+    if (fr->tag >= 0 ? t != fr->tag : !vl_ad_active(S, t))
+        return;
+    if (fr->rl == NULL)
+        fr->rl = vl_ad_relabel_new();
+    vl_ad_relabel_add(fr->rl, t, ++S->next_tag);
+}
+
+/* In the relabeled copy (whose runs are its own): the frame's raw tag,
+   and a *j's raw tape end. */
+static void fresh_patch(VladState *S, void *ud, const ContRun *run,
+                        uint32_t f)
+{
+    Fresh *fr = ud;
+    const Proto *p = run->frames[f].closure->proto;
+    Value *t = run_reg(run, f, p->ctlreg);
+    t->as.i = vl_ad_relabel_tag(fr->rl, t->as.i);
+    if (p->kind != PK_STARJ)
+        return;
+    Value *end = run_reg(run, f, p->ctlreg + 2);
+    if (end->tag == VT_RAW && end->as.ptr != NULL)
+        end->as.ptr = vl_ad_relabel_tape(S, fr->rl, (TapeChunk *)end->as.ptr);
 }
 
 const Checkpoint *vl_cont_fresh_tags(VladState *S, const Checkpoint *k,
                                      int64_t tag)
 {
-    if (k->finished)
+    Fresh fr = {NULL, tag};
+    each_ad_frame(S, k, fresh_find, &fr);
+    if (fr.rl == NULL)
         return k;
-    VlRelabel *rl = NULL;
-    for (uint32_t f = 0; f < k->nframes; f++) {
-        const Proto *p = k->frames[f].closure->proto;
-        if (p->kind != PK_JSTAR && p->kind != PK_STARJ)
-            continue;
-        int64_t t = frame_reg(k, &k->frames[f], p->ctlreg)->as.i;
-        if (tag >= 0 ? t != tag : !vl_ad_active(S, t))
-            continue;
-        if (rl == NULL)
-            rl = vl_ad_relabel_new();
-        vl_ad_relabel_add(rl, t, ++S->next_tag);
-    }
-    if (rl == NULL)
-        return k;
-    /* the walk relabels the reals and tapes of a copy of k (its values
-       are its own); its frames' raw tags and tape ends follow */
-    Checkpoint *nk = AS_CKPT(vl_ad_relabel(S, rl, vl_obj(VT_CKPT,
-                                                         (void *)k)));
-    for (uint32_t f = 0; f < nk->nframes; f++) {
-        const Proto *p = nk->frames[f].closure->proto;
-        if (p->kind != PK_JSTAR && p->kind != PK_STARJ)
-            continue;
-        Value *t = frame_reg(nk, &nk->frames[f], p->ctlreg);
-        t->as.i = vl_ad_relabel_tag(rl, t->as.i);
-        if (p->kind != PK_STARJ)
-            continue;
-        Value *end = frame_reg(nk, &nk->frames[f], p->ctlreg + 2);
-        if (end->tag == VT_RAW && end->as.ptr != NULL)
-            end->as.ptr = vl_ad_relabel_tape(S, rl, (TapeChunk *)end->as.ptr);
-    }
+    /* the walk relabels the reals and tapes of a copy of k (flat: its run
+       is its own, vm/walk.c); its frames' raw tags and tape ends follow */
+    Checkpoint *nk = AS_CKPT(vl_ad_relabel(S, fr.rl,
+                                           vl_obj(VT_CKPT, (void *)k)));
+    each_ad_frame(S, nk, fresh_patch, &fr);
     return nk;
 }
 
-/* Push the side-stack entry of delimiter frame b of prototype p: its
-   limit, AD invocation or checkpoint-*j segment. */
-static void reinstall_delimiter(VladState *S, const Proto *p, Value *b)
+/* Re-establish what the delimiter frame just written at 'b' keeps
+   outside the stack: absolute step counts and the limit of a checkpoint
+   frame, the AD stack entry of a j* or *j, the segment entry of a
+   checkpoint-*j. */
+static void reinstall_delimiter(VladState *S, const Proto *p, Value *b,
+                                int64_t now)
 {
-    if (p->kind == PK_JSTAR)
+    if (p->kind == PK_CHECKPOINT) {
+        b[p->ctlreg] = vl_raw(now + b[p->ctlreg].as.i);
+        vl_cont_push_limit(S, b[p->ctlreg].as.i, (size_t)(b - S->stack));
+    } else if (p->kind == PK_PRIMOPS || p->kind == PK_SEGMENT) {
+        b[p->ctlreg] = vl_raw(now - b[p->ctlreg].as.i);
+    }
+    if (p->kind == PK_JSTAR) {
         vl_ad_push(S, b[p->ctlreg].as.i, 0, (size_t)(b - S->stack), NULL, 0);
-    else if (p->kind == PK_SEGMENT)
+    } else if (p->kind == PK_SEGMENT) {
         vl_cpj_push(S, (size_t)(b - S->stack), b[p->ctlreg].as.i,
                     p != S->control[CTL_SEG_FIRST], b[p->ctlreg - 1]);
-    else if (p->kind == PK_STARJ) {
-        Value end = b[p->ctlreg + 2];       /* see vl_cont_capture */
+    } else if (p->kind == PK_STARJ) {
+        Value end = b[p->ctlreg + 2];       /* see capture_value */
         vl_ad_push(S, b[p->ctlreg].as.i, 1, (size_t)(b - S->stack),
                    (TapeChunk *)end.as.ptr,
                    end.tag == VT_TAPE ? (end.aux & VL_AUX_BITS) + 1
@@ -281,53 +397,186 @@ static void reinstall_delimiter(VladState *S, const Proto *p, Value *b)
     }
 }
 
+static size_t frame_slots(const CapFrame *cf)
+{
+    size_t n = cf->closure->proto->nregs;
+    return cf->delta > n ? cf->delta : n;
+}
+
+/* Write frames [a, b) of 'run' from stack index '*at' up (the header of
+   the first is in place), each with the header of the frame above it;
+   '*at' becomes the base above the last.  'delimiters': re-establish
+   theirs (reinstall_delimiter). */
+static void place_frames(VladState *S, size_t *at, const ContRun *run,
+                         uint32_t a, uint32_t b, int delimiters, int64_t now)
+{
+    size_t need = 2 + SLACK;
+    for (uint32_t f = a; f < b; f++)
+        need += frame_slots(&run->frames[f]);
+    vl_cont_reserve(S, *at, need);
+    Value *base = S->stack + *at;
+    for (uint32_t f = a; f < b; f++) {
+        const CapFrame *cf = &run->frames[f];
+        const Proto *p = cf->closure->proto;
+        base[-1] = vl_obj(VT_CLOSURE, cf->closure);
+        const Instr *rip = p->code + cf->ret_pc;
+        const uint64_t *l = live_set(p, rip);
+        const Value *v = run->values + cf->first;
+        for (int r = 0; r < p->nregs; r++)
+            base[r] = bit(l, r) ? *v++ : UNDEF_VAL;
+        if (delimiters && vl_seg_delimiter(S, p))
+            reinstall_delimiter(S, p, base, now);
+        Value *next = base + cf->delta;
+        next[-2] = vl_raw(0);
+        next[-2].aux = cf->delta;
+        next[-2].as.ptr = rip;
+        base = next;
+    }
+    *at = (size_t)(base - S->stack);
+}
+
+/* Registers of an underflow frame: R0 its sequence, R1 the frames of its
+   top range still to copy, R2.. the call block of the frame above. */
+#define UNDERFLOW_BLOCK 2
+
+/* The most slots one underflow copies (at least one frame). */
+#define UNDERFLOW_CHUNK 128
+
+/* Write the frames of 'seq' (no delimiter among them) at stack index
+   '*at' (their header in place), and the header of the frame above them;
+   '*at' becomes that frame's base.  One run of at most UNDERFLOW_CHUNK
+   slots is copied at once; else an underflow frame stands for them. */
+static void place_lazy(VladState *S, size_t *at, const ContSeg *seq)
+{
+    if (seq->below == NULL && seq->ref == NULL) {
+        size_t slots = 0;
+        uint32_t f = seq->first;
+        while (f < seq->first + seq->count && slots <= UNDERFLOW_CHUNK)
+            slots += frame_slots(&seq->run->frames[f++]);
+        if (slots <= UNDERFLOW_CHUNK) {
+            place_frames(S, at, seq->run, seq->first, f, 0, 0);
+            return;
+        }
+    }
+    vl_cont_reserve(S, *at, UNDERFLOW_BLOCK + 2 + SLACK);
+    Value *base = S->stack + *at;
+    base[-1] = S->underflow_value;
+    base[0] = vl_raw(0);
+    base[0].as.ptr = seq;
+    base[1] = vl_raw(seq->count);
+    Value *next = base + UNDERFLOW_BLOCK + 2;
+    next[-2] = vl_raw(0);
+    next[-2].aux = UNDERFLOW_BLOCK + 2;
+    next[-2].as.ptr = S->control[CTL_UNDERFLOW]->code + 1;
+    *at = (size_t)(next - S->stack);
+}
+
 Value *vl_cont_reinstall(VladState *S, const Checkpoint *k, Value **base,
                          const Instr *ret_ip, int dest, int64_t now)
 {
     k = vl_cont_fresh_tags(S, k, -1);          /* finding W1 */
-    size_t need = (size_t)dest + 2 + 3 + SLACK;
-    for (uint32_t f = 0; f < k->nframes; f++) {
-        const Proto *p = k->frames[f].closure->proto;
-        size_t d = k->frames[f].delta;
-        need += d > p->nregs ? d : p->nregs;
-    }
-    need += SLACK;
-    vl_cont_ensure(S, base, need);
-    Value *b = *base + dest + 2;
+    size_t boff = (size_t)(*base - S->stack);
+    size_t at = boff + (size_t)dest + 2;
+    vl_cont_reserve(S, at, 3 + SLACK);
+    Value *b = S->stack + at;
     b[-2] = vl_raw(0);
     b[-2].aux = (uint32_t)dest + 2;
     b[-2].as.ptr = ret_ip;
-    for (uint32_t f = 0; f < k->nframes; f++) {
-        const CapFrame *cf = &k->frames[f];
-        const Proto *p = cf->closure->proto;
-        b[-1] = vl_obj(VT_CLOSURE, cf->closure);
-        const Instr *rip = p->code + cf->ret_pc;
-        const uint64_t *l = live_set(p, rip);
-        size_t j = cf->first;
-        for (int r = 0; r < p->nregs; r++) {
-            if (!bit(l, r)) {
-                b[r] = UNDEF_VAL;
-                continue;
-            }
-            Value v = k->values[j++];
-            if (r == p->ctlreg && p->kind == PK_CHECKPOINT) {
-                v = vl_raw(now + v.as.i);
-                vl_cont_push_limit(S, v.as.i, (size_t)(b - S->stack));
-            } else if (r == p->ctlreg && (p->kind == PK_PRIMOPS
-                                          || p->kind == PK_SEGMENT)) {
-                v = vl_raw(now - v.as.i);
-            }
-            b[r] = v;
+    /* the segments whose ranges hold delimiters: the top one and those
+       below it down to the last with one (refs never hold any) */
+    const ContSeg *local[16];
+    const ContSeg **spine = local;
+    size_t n = 0, cap = 16;
+    const ContSeg *s = k->seq;
+    for (; s != NULL && s->hooks; s = s->below) {
+        if (n == cap) {
+            const ContSeg **more = vl_gc_alloc(2 * cap * sizeof *more);
+            memcpy(more, spine, n * sizeof *more);
+            spine = more;
+            cap *= 2;
         }
-        reinstall_delimiter(S, p, b);
-        Value *next = b + cf->delta;
-        next[-2] = vl_raw(0);
-        next[-2].aux = cf->delta;
-        next[-2].as.ptr = rip;
-        b = next;
+        spine[n++] = s;
     }
-    Value *fb = b - 2;
+    /* bottom-up: each stretch of plain frames becomes an underflow frame,
+       delimiters and the frames between them are copied */
+    const ContSeg *lazy = s;
+    while (n-- > 0) {
+        s = spine[n];
+        if (s->hook_lo >= 0) {
+            uint32_t lo = (uint32_t)s->hook_lo, hi = (uint32_t)s->hook_hi;
+            lazy = vl_seg_make(S, lazy, s->run, s->first, lo - s->first,
+                               NULL, 0);
+            if (lazy != NULL)
+                place_lazy(S, &at, lazy);
+            place_frames(S, &at, s->run, lo, hi + 1, 1, now);
+            lazy = vl_seg_make(S, NULL, s->run, hi + 1,
+                               s->first + s->count - hi - 1, NULL, 0);
+        } else {
+            lazy = vl_seg_make(S, lazy, s->run, s->first, s->count, NULL, 0);
+        }
+        lazy = vl_seg_cat(S, lazy, s->ref);
+    }
+    if (lazy != NULL)
+        place_lazy(S, &at, lazy);
+    vl_cont_reserve(S, at, 1 + SLACK);
+    *base = S->stack + boff;
+    Value *fb = S->stack + at - 2;
     fb[1] = k->callee;
     fb[2] = k->arg;
     return fb;
+}
+
+/* ===== Underflow ===== */
+
+Value *vl_cont_underflow(VladState *S, Value *ubase)
+{
+    size_t uoff = (size_t)(ubase - S->stack);
+    const ContSeg *h = ubase[0].as.ptr;
+    uint32_t cnt = (uint32_t)ubase[1].as.i;
+    /* the frames: b ++ h, with h's range on top; refs on top are opened
+       (each step takes one level of nesting; no recursion) */
+    const ContSeg *b = NULL;
+    for (;;) {
+        if (h->ref != NULL) {
+            b = vl_seg_cat(S, b, h->below);
+            b = vl_seg_make(S, b, h->run, h->first, h->count, NULL, 0);
+            h = h->ref;
+            cnt = h->count;
+            continue;
+        }
+        if (cnt > 0)
+            break;
+        h = vl_seg_cat(S, b, h->below);     /* (never: a range is not
+                                               empty) */
+        b = NULL;
+        if (h == NULL)
+            return S->stack + uoff;
+        cnt = h->count;
+    }
+    /* copy the top of the range, [c, top) */
+    uint32_t top = h->first + cnt, c = top;
+    size_t slots = 0;
+    do {
+        c--;
+        slots += frame_slots(&h->run->frames[c]);
+    } while (c > h->first && slots < UNDERFLOW_CHUNK);
+    const ContSeg *rest;
+    if (c > h->first)
+        rest = b == NULL ? h : vl_seg_make(S, vl_seg_cat(S, b, h->below),
+                                           h->run, h->first, c - h->first,
+                                           NULL, 0);
+    else
+        rest = vl_seg_cat(S, b, h->below);
+    size_t at = uoff;
+    if (rest != NULL) {             /* the underflow frame stays */
+        ubase[0].as.ptr = rest;
+        ubase[1] = vl_raw(rest == h ? c - h->first : rest->count);
+        at += UNDERFLOW_BLOCK + 2;
+        Value *next = S->stack + at;
+        next[-2] = vl_raw(0);
+        next[-2].aux = UNDERFLOW_BLOCK + 2;
+        next[-2].as.ptr = S->control[CTL_UNDERFLOW]->code + 1;
+    }                               /* else the frames replace it */
+    place_frames(S, &at, h->run, c, top, 0, 0);
+    return S->stack + at;
 }

@@ -3,15 +3,46 @@
  *
  * The VM keeps its continuation on a contiguous stack of frames (vm/vm.c).
  * When a step limit fires, the part of the stack above the limit's
- * delimiter frame is copied into a Checkpoint (the "stack/heap" strategy
- * of Clinger et al.): for every suspended frame its closure, where it
- * resumes, the distance to the frame above it and ONLY the registers live
- * at that point (from the prototype's liveness table), plus the pending
- * application (procedure and argument) that was about to become the next
- * step.  Absolute step counts kept in delimiter frames are stored relative
- * to the capture, so a checkpoint can be resumed at any later time, any
- * number of times: checkpoints are immutable, and resuming copies the
- * frames back onto the stack.
+ * delimiter frame becomes a Checkpoint: for every suspended frame its
+ * closure, where it resumes, the distance to the frame above it and ONLY
+ * the registers live at that point (from the prototype's liveness table),
+ * plus the pending application (procedure and argument) that was about to
+ * become the next step.  Absolute step counts kept in delimiter frames are
+ * stored relative to the capture, so a checkpoint can be resumed at any
+ * later time, any number of times: checkpoints are immutable.
+ *
+ * Segments, not copies (the "incremental stack/heap" strategy of Clinger,
+ * Hartheimer and Ost; Chez Scheme's segmented stacks, Hieb, Dybvig and
+ * Bruggeman).  Copying every frame at each capture and each resume makes
+ * a chain of n (checkpoint resume u 1) cost O(n^2): level n holds the n
+ * frames of the levels below.  Instead:
+ *
+ * - Resuming copies onto the stack only the frames it must (the delimiter
+ *   frames, which keep state outside the stack -- limits, AD and
+ *   checkpoint-*j entries, relative counts -- and the frames between
+ *   them) and stands for each stretch of plain frames below, between and
+ *   above them with one UNDERFLOW FRAME: a frame of the hand-assembled prototype
+ *   CTL_UNDERFLOW holding a frame sequence (vm/contseg.h).  The frame
+ *   above it returns into it like into any frame (the return path of the
+ *   VM has no extra test); its UNDERFLOW instruction then copies the next
+ *   few frames of its sequence back (at most UNDERFLOW_CHUNK slots) and
+ *   passes the value on (vl_cont_underflow).
+ * - Capturing copies the frames above and between underflow frames and
+ *   refers to the sequence each underflow frame stands for: those frames
+ *   are, by construction, an unmodified copy of an older checkpoint.
+ *
+ * So one level of the chain costs O(1) time and memory, and so does a
+ * resume followed by a capture after k steps: O(frames the k steps
+ * touched).  Sequences are immutable and shared (DAGs); the walkers
+ * (vm/walk.c) and backtraces (vm/except.c) read them with explicit stacks.
+ *
+ * Size.  'bytes' is the logical size of a checkpoint: what it would take
+ * stored flat (the struct, one CapFrame per frame and one Value per live
+ * register, a shared segment counted at each place it appears).  It does
+ * not depend on how segments are shared, so it is the same for a
+ * checkpoint however it was made; the memory held is at most that, and
+ * checkpoints that share segments hold less together than the sum of
+ * their sizes.
  *
  * A finished checkpoint only holds the result of its computation.
  */
@@ -19,33 +50,27 @@
 #define VL_CONT_H
 
 #include "vm/state.h"
-
-typedef struct CapFrame {
-    Closure *closure;       /* the suspended procedure */
-    uint32_t ret_pc;        /* instruction index where it resumes */
-    uint32_t delta;         /* distance (slots) from its base to the base
-                               of the frame above it */
-    uint32_t first;         /* index of its first live value in 'values' */
-    uint32_t nlive;         /* number of live registers kept */
-} CapFrame;
+#include "vm/contseg.h"
 
 typedef struct Checkpoint {
     int finished;           /* the computation has ended */
     Value result;           /* finished: its value */
     Value callee;           /* pending application: procedure ... */
     Value arg;              /* ... and its (single, tuple) argument */
-    uint32_t nframes;       /* suspended frames, bottom first */
-    CapFrame *frames;
-    Value *values;          /* live registers of all frames, in frame and
-                               register order; delimiter step counts are
-                               relative (VT_RAW) */
-    size_t bytes;           /* size of this checkpoint's own memory */
+    const ContSeg *seq;     /* suspended frames (vm/contseg.h); NULL:
+                               none */
+    uint64_t nframes;       /* how many (logical: as if stored flat) */
+    size_t bytes;           /* logical size (header comment) */
     int64_t steps_at;       /* steps of the interrupted computation
                                taken when captured (informative) */
     int64_t position;       /* checkpoint-*j: step position of the state
                                made by an advance segment; else 0 */
     int held;               /* checkpoint-*j: counted as a held slot */
 } Checkpoint;
+
+/* The logical size of a checkpoint of 'nframes' frames holding 'nvalues'
+   live values (saturating). */
+VL_INTERNAL size_t vl_cont_bytes(uint64_t nframes, uint64_t nvalues);
 
 /* Capture the frames above the delimiter frame whose base is at stack
    index 'delim' (exclusive), up to the call block 'fb' whose application
@@ -55,10 +80,13 @@ VL_INTERNAL Checkpoint *vl_cont_capture(VladState *S, size_t delim,
                                         Value *fb, int nargs, int64_t now);
 
 /* Reinstall the frames of 'k' above the frame at 'base', whose call
-   instruction writes its result to register 'dest'; returns the call
-   block of the pending application (header, callee, argument), ready to
-   be entered with one argument.  Pushes the limits of delimiters inside.
-   May grow the stack: '*base' is updated. */
+   instruction writes its result to register 'dest' (the delimiter frames
+   and the frames between them; an underflow frame stands for each
+   stretch of the others: after a resume, frames -- and the values they
+   hold -- may not be on the stack yet); returns the call block of the pending
+   application (header, callee, argument), ready to be entered with one
+   argument.  Re-establishes the state of delimiters inside (limits, AD
+   and checkpoint-*j entries).  May grow the stack: '*base' is updated. */
 VL_INTERNAL Value *vl_cont_reinstall(VladState *S, const Checkpoint *k,
                                      Value **base, const Instr *ret_ip,
                                      int dest, int64_t now);
@@ -82,6 +110,20 @@ VL_INTERNAL Value *vl_cont_reinstall(VladState *S, const Checkpoint *k,
 VL_INTERNAL const Checkpoint *vl_cont_fresh_tags(VladState *S,
                                                  const Checkpoint *k,
                                                  int64_t tag);
+/* UNDERFLOW: the frame above the underflow frame at 'ubase' returned.
+   Copies the next frames of its sequence onto the stack (over the
+   underflow frame when they are the last) and returns the base of a
+   frame whose return delivers the value to the topmost of them -- or
+   'ubase' itself, whose return goes to the frame below, when nothing is
+   left.  May grow the stack (the result is then in the new one). */
+VL_INTERNAL Value *vl_cont_underflow(VladState *S, Value *ubase);
+
+/* Whether 'p' is the prototype of underflow frames. */
+VL_INTERNAL int vl_cont_is_underflow(const VladState *S, const Proto *p);
+
+/* The frame sequence the underflow frame at 'ubase' stands for. */
+VL_INTERNAL const ContSeg *vl_cont_lazy_seq(VladState *S,
+                                            const Value *ubase);
 
 /* A finished checkpoint holding 'v'. */
 VL_INTERNAL Value vl_cont_finished(VladState *S, Value v);

@@ -13,6 +13,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include "vm/cont.h"
 #include "vm/print.h"
 #include "vm/vm.h"
 
@@ -171,13 +172,46 @@ typedef struct FrameRef {
     const Instr *ip;
 } FrameRef;
 
+typedef struct Frames {
+    FrameRef *fr;
+    size_t n, cap;
+} Frames;
+
+static void add_frame(Frames *fs, const Proto *p, const Instr *ip)
+{
+    if (fs->n == fs->cap) {
+        FrameRef *nf = vl_gc_alloc_atomic(fs->cap * 2 * sizeof *nf);
+        memcpy(nf, fs->fr, fs->n * sizeof *nf);
+        fs->fr = nf;
+        fs->cap *= 2;
+    }
+    fs->fr[fs->n++] = (FrameRef){p, ip};
+}
+
+static int add_lazy(void *ud, const ContRun *run, uint32_t f)
+{
+    const Proto *p = run->frames[f].closure->proto;
+    add_frame(ud, p, p->code + run->frames[f].ret_pc);
+    return 0;
+}
+
+/* Frame 'p' returning to 'ip' at 'base': an underflow frame adds the
+   frames it stands for (vm/cont.h), top first. */
+static void add_frame_at(VladState *S, Frames *fs, const Proto *p,
+                         const Instr *ip, const Value *base)
+{
+    if (vl_cont_is_underflow(S, p))
+        vl_seg_each_frame(vl_cont_lazy_seq(S, base), add_lazy, fs);
+    else
+        add_frame(fs, p, ip);
+}
+
 static size_t collect_frames(VladState *S, FrameRef **out)
 {
-    size_t cap = 64, n = 0;
-    FrameRef *fr = vl_gc_alloc_atomic(cap * sizeof *fr);
+    Frames fs = {vl_gc_alloc_atomic(64 * sizeof(FrameRef)), 0, 64};
     const Proto *entry = S->control[CTL_ENTRY];
-    fr[n++] = (FrameRef){S->vm_cl->proto, S->vm_ip};
     Value *base = S->vm_base;
+    add_frame_at(S, &fs, S->vm_cl->proto, S->vm_ip, base);
     while (base != NULL && base - 2 >= S->stack) {
         Value h = base[-2];
         if (h.tag != VT_RAW || h.as.ptr == NULL)
@@ -188,17 +222,11 @@ static size_t collect_frames(VladState *S, FrameRef **out)
         const Proto *p = AS_CLOSURE(caller[-1])->proto;
         if (p == entry)
             break;
-        if (n == cap) {
-            FrameRef *nf = vl_gc_alloc_atomic(cap * 2 * sizeof *nf);
-            memcpy(nf, fr, n * sizeof *fr);
-            fr = nf;
-            cap *= 2;
-        }
-        fr[n++] = (FrameRef){p, h.as.ptr};
+        add_frame_at(S, &fs, p, h.as.ptr, caller);
         base = caller;
     }
-    *out = fr;
-    return n;
+    *out = fs.fr;
+    return fs.n;
 }
 
 /* Whether two frames print the same backtrace line. */

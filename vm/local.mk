@@ -13,6 +13,7 @@ libvlad_core_la_SOURCES += \
 	%reldir%/opcodes.h \
 	%reldir%/vm.c %reldir%/vm.h \
 	%reldir%/cont.c %reldir%/cont.h \
+	%reldir%/contseg.c %reldir%/contseg.h \
 	%reldir%/ad.c %reldir%/ad.h %reldir%/adfast.h \
 	%reldir%/adsweep.c %reldir%/adsweep.h \
 	%reldir%/walk.c %reldir%/walk.h \

@@ -75,6 +75,8 @@
     OP(SEG_BEGIN,    "segment: R[a] = position anchor from pos R[a-2] "\
                      "(+ c), log R[a-1]; x = 1: first run") \
     OP(SEG_END,      "segment: end; x = 1: R[a] = (list R[a] n log)") \
+    OP(UNDERFLOW,    "copy the next frames of the sequence in R[0] back "\
+                     "and return R[a] to the topmost (vm/cont.h)") \
     OP(HALT,         "leave the VM with R[a] (bottom of an entry)")
 
 typedef enum Opcode {

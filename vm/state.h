@@ -89,7 +89,7 @@ struct VladState {
     int64_t step_limit;             /* per top-level evaluation; 0: none */
     volatile sig_atomic_t interrupt;/* set asynchronously by vlad_interrupt */
 
-    Proto *control[12];              /* prototypes of control primitives */
+    Proto *control[16];             /* prototypes of control primitives */
     Value resume_value;             /* the resume primitive (a closure) */
 
     struct AdFrame *ad;             /* active j* / *j invocations */
@@ -107,6 +107,8 @@ struct VladState {
     uint64_t peak_tape_nodes;       /* the longest tape so far */
     struct Cpj *cpj;                /* checkpoint-*j (vm/cpj.h) */
     Value advance_value;            /* the internal advance delimiter */
+    Value underflow_value;          /* the closure of underflow frames
+                                       (vm/cont.h) */
     const struct PrimInfo *calling_prim; /* the primitive being applied */
     const char *host_message;       /* vlad_host_error's message */
     uint64_t tape_bytes;            /* bytes allocated for tapes so far */

@@ -290,6 +290,28 @@ static VL_NOINLINE void untemp_all(VladState *S, Value *v, Value *end)
         *v = vl_ad_untemp(S, *v);
 }
 
+/* Deliver the value 'va' returned to the frame at 'base' to the
+   instruction before 'ip', the return address: its destination register,
+   or, for an inline comparison that called a user procedure, its branch.
+   The frequent case, a CALL, is inline in execute's return path. */
+static VL_NOINLINE const Instr *deliver(Value *base, const Instr *ip,
+                                        Value va)
+{
+    const Instr *i = ip - 1;
+    switch (i->op) {
+    case OP_JLT: case OP_JLE: case OP_JGT: case OP_JGE: case OP_JEQ:
+    case OP_JLTK: case OP_JLEK: case OP_JGTK: case OP_JGEK:
+    case OP_JEQK: case OP_JPRIM1:
+        if (IS_FALSE(va))
+            ip += OFF(i);
+        break;
+    default:
+        R(i->a) = va;
+        break;
+    }
+    return ip;
+}
+
 static Value execute(VladState *S, Value *base, const Instr *ip)
 {
     Closure *cl;
@@ -713,6 +735,18 @@ next:
         vl_ad_release_tape(S, &top);
         VM_NEXT();
     }
+    VM_CASE(UNDERFLOW) {
+        /* (not through do_return: one more way into it makes the
+           compiler lay the return path out with one more jump) */
+        SAVE();
+        va = R(i->a);
+        base = vl_cont_underflow(S, base);
+        ip = (const Instr *)base[-2].as.ptr;
+        base -= base[-2].aux;
+        LOAD_CLOSURE(AS_CLOSURE(base[-1]));
+        ip = deliver(base, ip, va);
+        VM_NEXT();
+    }
     VM_CASE(HALT) {
         S->steps = S->fuel_anchor - fuel;
         return R(i->a);
@@ -907,17 +941,7 @@ do_return:
             R(i->a) = va;
             VM_NEXT();
         }
-        switch (i->op) {
-        case OP_JLT: case OP_JLE: case OP_JGT: case OP_JGE: case OP_JEQ:
-        case OP_JLTK: case OP_JLEK: case OP_JGTK: case OP_JGEK:
-        case OP_JEQK: case OP_JPRIM1:
-            if (IS_FALSE(va))
-                ip += OFF(i);
-            break;
-        default:
-            R(i->a) = va;
-            break;
-        }
+        ip = deliver(base, ip, va);
         VM_NEXT();
     }
 }
@@ -1017,6 +1041,14 @@ void vl_vm_init(VladState *S)
     S->control[CTL_ADVANCE] = vl_compile_assemble(
         S, "checkpoint-*j", PK_CHECKPOINT, 2, 7, advance, 6);
     S->control[CTL_ADVANCE]->ctlreg = 3;
+    /* an underflow frame: R0 its frame sequence, R1 a count, R2.. the
+       call block of the frame above, which returns into UNDERFLOW */
+    static const Instr underflow[] = {I(CALL, 2, 1, 0), I(UNDERFLOW, 2, 0, 0)};
+    S->control[CTL_UNDERFLOW] = vl_compile_assemble(
+        S, "resume", PK_RESUME, 1, 4, underflow, 2);
+    Closure *under = vl_gc_alloc(sizeof *under);
+    under->proto = S->control[CTL_UNDERFLOW];
+    S->underflow_value = vl_obj(VT_CLOSURE, under);
     Closure *adv = vl_gc_alloc(sizeof *adv);
     adv->proto = S->control[CTL_ADVANCE];
     S->advance_value = vl_obj(VT_CLOSURE, adv);

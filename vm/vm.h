@@ -24,8 +24,10 @@ enum {
     CTL_SEG_RUN,        /* checkpoint-*j: resume a state to the end */
     CTL_SEG_ADV,        /* checkpoint-*j: advance a state by m steps */
     CTL_ADVANCE,        /* the delimiter of an advance */
-    CTL_STARJ_ACTIVE    /* (%cpj-*j f s y`): *j differentiating only the
+    CTL_STARJ_ACTIVE,   /* (%cpj-*j f s y`): *j differentiating only the
                            reals of s marked active (vm/value.h) */
+    CTL_UNDERFLOW       /* stands for frames of a resumed checkpoint not
+                           copied back yet (vm/cont.h) */
 };
 
 /* Index of the CALL instruction in the checkpoint prototype (its result

@@ -16,6 +16,7 @@
 
 #include <string.h>
 #include "vm/cont.h"
+#include "vm/contseg.h"
 #include "vm/except.h"
 #include "vm/print.h"
 
@@ -197,24 +198,76 @@ static Value open_closure(Walk *w, Todo *t, Value a, Value b)
     return r;
 }
 
-static int same_frames(const Checkpoint *x, const Checkpoint *y)
+/* The frames of a checkpoint's sequence as one array, bottom first. */
+typedef struct Flat {
+    uint64_t n;
+    const ContRun **runs;   /* the run of each frame ... */
+    uint32_t *index;        /* ... and its index there */
+} Flat;
+
+/* The most frames a walked checkpoint may have (it is walked flat: a
+   segment shared by several places of its sequence is visited at each,
+   as if the checkpoint were stored flat). */
+#define FLAT_MAX ((uint64_t)1 << 28)
+
+static int flat_add(void *ud, const ContRun *run, uint32_t f)
 {
-    if (x->finished != y->finished || x->nframes != y->nframes)
-        return 0;
-    for (uint32_t f = 0; f < x->nframes; f++)
-        if (x->frames[f].closure->proto != y->frames[f].closure->proto
-            || x->frames[f].ret_pc != y->frames[f].ret_pc)
-            return 0;
-    return 1;
+    Flat *fl = ud;
+    fl->n--;                        /* filled from the top down */
+    fl->runs[fl->n] = run;
+    fl->index[fl->n] = f;
+    return 0;
+}
+
+/* Copying a checkpoint's frames into one new run, top-down. */
+typedef struct CopyFrames {
+    Walk *w;
+    Todo *t;
+    Value a, b;             /* the checkpoints (for errors) */
+    const Flat *fb;         /* zip: the other's frames, else NULL */
+    ContRun *run;           /* the copy */
+    uint32_t f;             /* frames still to copy */
+    uint32_t vend;          /* their values */
+} CopyFrames;
+
+static int copy_frame(void *ud, const ContRun *run, uint32_t f)
+{
+    CopyFrames *cp = ud;
+    const CapFrame *fa = &run->frames[f];
+    const CapFrame *fb = fa;
+    const Value *vb = run->values + fa->first;
+    uint32_t k = --cp->f;
+    if (cp->fb != NULL) {
+        fb = &cp->fb->runs[k]->frames[cp->fb->index[k]];
+        vb = cp->fb->runs[k]->values + fb->first;
+        if (fb->closure->proto != fa->closure->proto
+            || fb->ret_pc != fa->ret_pc)
+            mismatch(cp->w, cp->a, cp->b);
+    }
+    cp->vend -= fa->nlive;
+    CapFrame *nf = &cp->run->frames[k];
+    *nf = *fa;
+    nf->first = cp->vend;
+    const Value *va = run->values + fa->first;
+    for (uint32_t j = fa->nlive; j-- > 0;) {
+        Value *dest = &cp->run->values[cp->vend + j];
+        if (va[j].tag == VT_RAW || va[j].tag == VT_UNDEF)
+            *dest = va[j];
+        else
+            push(cp->t, va[j], vb[j], dest, 0);
+    }
+    return 0;
 }
 
 /* The children of a checkpoint: the result of a finished one; else the
    callee, the argument, the closure of every frame and the live values
-   (raw bookkeeping kept as it is), visited in that order. */
+   (raw bookkeeping kept as it is), visited in that order, frames bottom
+   first.  The new checkpoint holds its frames in one run. */
 static Value open_checkpoint(Walk *w, Todo *t, Value a, Value b)
 {
     Checkpoint *ka = AS_CKPT(a);
-    if (w->zip && (!IS_CKPT(b) || !same_frames(ka, AS_CKPT(b))))
+    if (w->zip && (!IS_CKPT(b) || AS_CKPT(b)->finished != ka->finished
+                   || AS_CKPT(b)->nframes != ka->nframes))
         mismatch(w, a, b);
     Checkpoint *kb = w->zip ? AS_CKPT(b) : ka;
     Checkpoint *nk = vl_gc_alloc(sizeof *nk);
@@ -225,25 +278,34 @@ static Value open_checkpoint(Walk *w, Todo *t, Value a, Value b)
         push(t, ka->result, kb->result, &nk->result, 0);
         return r;
     }
-    nk->frames = vl_gc_alloc((ka->nframes ? ka->nframes : 1)
-                             * sizeof(CapFrame));
-    size_t nvalues = 0;
-    for (uint32_t f = 0; f < ka->nframes; f++) {
-        nk->frames[f] = ka->frames[f];
-        nvalues += ka->frames[f].nlive;
+    uint64_t n = ka->nframes;
+    if (n > FLAT_MAX || vl_seg_values(ka->seq) > UINT32_MAX)
+        vl_except_runtime(w->S, VLAD_ERR_MEMORY,
+                          "%s: a checkpoint of %llu frames is too large",
+                          w->who ? w->who : "walk", (unsigned long long)n);
+    Flat *fb = NULL;
+    if (w->zip && kb->seq != ka->seq) {
+        fb = vl_gc_alloc(sizeof *fb);
+        fb->runs = vl_gc_alloc((n ? n : 1) * sizeof *fb->runs);
+        fb->index = vl_gc_alloc_atomic((n ? n : 1) * sizeof *fb->index);
+        fb->n = n;
+        vl_seg_each_frame(kb->seq, flat_add, fb);
     }
-    nk->values = vl_gc_alloc((nvalues ? nvalues : 1) * sizeof(Value));
-    for (size_t j = nvalues; j-- > 0;) {
-        Value x = ka->values[j];
-        if (x.tag == VT_RAW || x.tag == VT_UNDEF)
-            nk->values[j] = x;
-        else
-            push(t, x, kb->values[j], &nk->values[j], 0);
+    uint32_t nv = (uint32_t)vl_seg_values(ka->seq);
+    CopyFrames cp = {w, t, a, b, fb, vl_seg_run((uint32_t)n, nv),
+                     (uint32_t)n, nv};
+    vl_seg_each_frame(ka->seq, copy_frame, &cp);
+    ContRun *run = cp.run;
+    for (uint32_t f = (uint32_t)n; f-- > 0;) {
+        const CapFrame *cf = &run->frames[f];
+        Closure *cbl = fb ? fb->runs[f]->frames[fb->index[f]].closure
+                          : cf->closure;
+        push(t, vl_obj(VT_CLOSURE, cf->closure), vl_obj(VT_CLOSURE, cbl),
+             &run->frames[f].closure, 1);
     }
-    for (uint32_t f = ka->nframes; f-- > 0;)
-        push(t, vl_obj(VT_CLOSURE, ka->frames[f].closure),
-             vl_obj(VT_CLOSURE, kb->frames[f].closure),
-             &nk->frames[f].closure, 1);
+    nk->seq = n ? vl_seg_init(w->S, &run->whole, NULL, run, 0, (uint32_t)n,
+                              NULL, 1)
+              : NULL;
     push(t, ka->arg, kb->arg, &nk->arg, 0);
     push(t, ka->callee, kb->callee, &nk->callee, 0);
     return r;

@@ -29,6 +29,7 @@ VLAD_GOLDEN_TESTS += \
 	%reldir%/ad-tangent-for-checkpoint.vlad \
 	%reldir%/ad-tangent-procedure.vlad \
 	%reldir%/ad-tangent-real-for-list.vlad \
+	%reldir%/ckpt-chain-long.vlad \
 	%reldir%/ckpt-error-on-resume.vlad \
 	%reldir%/ckpt-k-boolean.vlad \
 	%reldir%/ckpt-k-fraction.vlad \

@@ -155,9 +155,9 @@ static void test_checkpoint_size(VladState *S)
         Value u = eval(S, progs[k]);
         CHECK(IS_CKPT(u));
         sizes[k] = IS_CKPT(u) ? AS_CKPT(u)->bytes : 0;
-        printf("  checkpoint after %s steps: %zu bytes, %u frames\n",
+        printf("  checkpoint after %s steps: %zu bytes, %llu frames\n",
                progs[k] + 20, sizes[k],
-               IS_CKPT(u) ? AS_CKPT(u)->nframes : 0);
+               IS_CKPT(u) ? (unsigned long long)AS_CKPT(u)->nframes : 0);
     }
     CHECK(sizes[0] == sizes[1] && sizes[1] == sizes[2]);
     CHECK(sizes[2] < 400);
@@ -175,6 +175,46 @@ static void test_checkpoint_size(VladState *S)
     CHECK(IS_CKPT(d) && AS_CKPT(d)->nframes >= 499);
     CHECK(vl_value_primal(eval(S, "(resume (checkpoint sum 1000 500))"))
           == 500500);
+}
+
+/* Chains of (checkpoint resume u 1) share their frames: level n's
+   checkpoint is one segment over level n-1's sequence (vm/cont.h), its
+   logical size grows by one resume frame a level; an interrupt in the
+   middle of a chain over such a checkpoint captures the evaluation with
+   the shared sequence, and resuming it finishes with the direct run's
+   value and step count. */
+static void test_chain_sharing(VladState *S)
+{
+    eval(S, "(define (count-up x) (let loop ((i 0) (y x)) "
+            "(if (= i 1000) y (loop (+ i 1) (+ y 1)))))"
+            "(define (chain u n) (if (zero? n) u "
+            "(chain (checkpoint resume u 1) (- n 1))))"
+            "(define u0 (checkpoint count-up 3 5))");
+    Value a = eval(S, "(define ua (chain u0 3000)) ua");
+    Value b = eval(S, "(define ub (checkpoint resume ua 1)) ub");
+    Value c = eval(S, "(checkpoint resume ub 1)");
+    CHECK(IS_CKPT(a) && IS_CKPT(b) && IS_CKPT(c));
+    if (!IS_CKPT(a) || !IS_CKPT(b) || !IS_CKPT(c))
+        return;
+    const Checkpoint *ka = AS_CKPT(a), *kb = AS_CKPT(b), *kc = AS_CKPT(c);
+    CHECK(kb->seq != NULL && kb->seq->ref == ka->seq);
+    CHECK(kc->seq != NULL && kc->seq->ref == kb->seq);
+    CHECK(kb->nframes == ka->nframes + 1 && kc->nframes == kb->nframes + 1);
+    CHECK(kc->bytes - kb->bytes == kb->bytes - ka->bytes);
+    CHECK(kb->bytes - ka->bytes < 64);
+    /* interrupted in the middle of a chain of 100 more levels */
+    Value r0 = eval(S, "(primops resume u0)");
+    S->interrupt = 1;
+    Value v;
+    const char *src = "(primops resume (chain ub 100))";
+    CHECK(vl_toplevel_eval(S, src, strlen(src), "<test>", 0, &v)
+          == VLAD_ERR_INTERRUPTED);
+    Value u = S->interrupted;
+    CHECK(IS_CKPT(u) && AS_CKPT(u)->nframes > kb->nframes);
+    Value r1 = NIL_VAL, r2 = NIL_VAL;
+    CHECK(vl_toplevel_apply(S, S->resume_value, u, &r1) == VLAD_OK);
+    CHECK(vl_toplevel_apply(S, S->resume_value, u, &r2) == VLAD_OK);
+    CHECK(vl_value_equal(r1, r0) && vl_value_equal(r2, r0));
 }
 
 static Value leaf_id(VladState *S, Value a, Value b, void *ud)
@@ -279,6 +319,7 @@ int main(void)
     test_calls(S);
     test_steps(S);
     test_checkpoint_size(S);
+    test_chain_sharing(S);
     test_walker(S);
     test_derivatives(S);
     test_big_tags(S);

@@ -1,0 +1,140 @@
+/*
+ * vm/contseg.c -- building and reading shared frame sequences
+ *
+ * See vm/contseg.h.  Everything here is O(1) per call except the scan of
+ * a new run's range for delimiter frames and the iteration, which keeps
+ * its pending pieces on an explicit stack (sequences may be nested as
+ * deep as a chain is long: no C recursion).
+ */
+#include "config.h"
+#include "vm/contseg.h"
+
+#include <string.h>
+
+ContRun *vl_seg_run(uint32_t nframes, size_t nvalues)
+{
+    ContRun *r = vl_gc_alloc(sizeof *r + nframes * sizeof(CapFrame)
+                             + nvalues * sizeof(Value));
+    r->nframes = nframes;
+    r->nvalues = (uint32_t)nvalues;
+    r->values = (Value *)(r->frames + nframes);
+    return r;
+}
+
+uint64_t vl_seg_range_values(const ContRun *r, uint32_t a, uint32_t b)
+{
+    if (b <= a)
+        return 0;
+    return (uint64_t)r->frames[b - 1].first + r->frames[b - 1].nlive
+           - r->frames[a].first;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* The counts and the delimiter flag of s from its parts. */
+static void seg_sums(ContSeg *s)
+{
+    s->hooks = s->hook_lo >= 0 || (s->below != NULL && s->below->hooks)
+               || (s->ref != NULL && s->ref->hooks);
+    s->nframes = sat_add(sat_add(vl_seg_frames(s->below), s->count),
+                         vl_seg_frames(s->ref));
+    s->nvalues = sat_add(sat_add(vl_seg_values(s->below),
+                                 s->count ? vl_seg_range_values(
+                                     s->run, s->first, s->first + s->count)
+                                          : 0),
+                         vl_seg_values(s->ref));
+}
+
+const ContSeg *vl_seg_make(const VladState *S, const ContSeg *below,
+                           const ContRun *run, uint32_t first,
+                           uint32_t count, const ContSeg *ref, int scan)
+{
+    if (count == 0 && ref == NULL)
+        return below;
+    if (count == 0 && below == NULL)
+        return ref;
+    return vl_seg_init(S, vl_gc_alloc(sizeof(ContSeg)), below, run, first,
+                       count, ref, scan);
+}
+
+const ContSeg *vl_seg_init(const VladState *S, ContSeg *s,
+                           const ContSeg *below, const ContRun *run,
+                           uint32_t first, uint32_t count,
+                           const ContSeg *ref, int scan)
+{
+    s->below = below;
+    s->ref = ref;
+    s->run = count ? run : NULL;
+    s->first = count ? first : 0;
+    s->count = count;
+    s->hook_lo = s->hook_hi = -1;
+    for (uint32_t f = first; scan && f < first + count; f++)
+        if (vl_seg_delimiter(S, run->frames[f].closure->proto)) {
+            if (s->hook_lo < 0)
+                s->hook_lo = (int32_t)f;
+            s->hook_hi = (int32_t)f;
+        }
+    seg_sums(s);
+    return s;
+}
+
+const ContSeg *vl_seg_cat(const VladState *S, const ContSeg *b,
+                          const ContSeg *x)
+{
+    if (x == NULL)
+        return b;
+    if (b == NULL)
+        return x;
+    if (x->below != NULL)           /* one more piece: b, then all of x */
+        return vl_seg_make(S, b, NULL, 0, 0, x, 0);
+    ContSeg *s = vl_gc_alloc(sizeof *s);    /* x's top piece over b */
+    *s = *x;
+    s->below = b;
+    seg_sums(s);
+    return s;
+}
+
+/* ===== Iteration ===== */
+
+/* A pending piece: a whole sequence, or (run_only) the range of one. */
+typedef struct Pending {
+    const ContSeg *s;
+    int run_only;
+} Pending;
+
+void vl_seg_each_frame(const ContSeg *seq,
+                       int (*fn)(void *ud, const ContRun *run, uint32_t f),
+                       void *ud)
+{
+    Pending local[32];
+    Pending *st = local;
+    size_t n = 0, cap = 32;
+    if (seq != NULL)
+        st[n++] = (Pending){seq, 0};
+    while (n > 0) {
+        Pending it = st[--n];
+        const ContSeg *s = it.s;
+        if (it.run_only) {
+            for (uint32_t f = s->first + s->count; f-- > s->first;)
+                if (fn(ud, s->run, f))
+                    return;
+            continue;
+        }
+        if (n + 3 > cap) {
+            Pending *ns = vl_gc_alloc(2 * cap * sizeof *ns);
+            memcpy(ns, st, n * sizeof *ns);
+            st = ns;
+            cap *= 2;
+        }
+        /* top first: ref, then the range, then below */
+        if (s->below != NULL)
+            st[n++] = (Pending){s->below, 0};
+        if (s->count > 0)
+            st[n++] = (Pending){s, 1};
+        if (s->ref != NULL)
+            st[n++] = (Pending){s->ref, 0};
+    }
+}
