@@ -108,15 +108,38 @@ Value vl_cont_finished(VladState *S, Value v)
 
 /* ===== Capture ===== */
 
-static int bit(const uint64_t *s, int r)
-{
-    return (int)((s[r >> 6] >> (r & 63)) & 1);
-}
-
-static const uint64_t *live_set(const Proto *p, const Instr *ret_ip)
+/* The registers live in a frame of 'p' waiting at the call before
+   'ret_ip': '*n' runs of consecutive registers, in order (vm/object.h). */
+static const LiveRun *live_set(const Proto *p, const Instr *ret_ip,
+                               uint32_t *n)
 {
     size_t pc = (size_t)(ret_ip - p->code) - 1;
-    return &p->live[pc * p->livewords];
+    *n = p->liveat[pc + 1] - p->liveat[pc];
+    return &p->liveruns[p->liveat[pc]];
+}
+
+/* How many registers the runs 'l[0 .. n-1]' hold. */
+static uint32_t live_count(const LiveRun *l, uint32_t n)
+{
+    uint32_t c = 0;
+    for (uint32_t q = 0; q < n; q++)
+        c += l[q].count;
+    return c;
+}
+
+/* Iterating over the live registers r of the runs 'l[0 .. n-1]':
+   for (uint32_t q = 0, r = live_first(l, n); q < n;
+        r = live_next(l, n, &q, r)); q is the run of r. */
+static int live_first(const LiveRun *l, uint32_t n)
+{
+    return n > 0 ? l[0].first : 0;
+}
+
+static int live_next(const LiveRun *l, uint32_t n, uint32_t *q, int r)
+{
+    if (r + 1 < l[*q].first + l[*q].count)
+        return r + 1;
+    return ++*q < n ? l[*q].first : 0;
 }
 
 Checkpoint *vl_cont_capture(VladState *S, size_t delim, Value *fb,
@@ -133,9 +156,9 @@ Checkpoint *vl_cont_capture(VladState *S, size_t delim, Value *fb,
         if (caller == stop)
             break;
         const Proto *p = AS_CLOSURE(caller[-1])->proto;
-        const uint64_t *l = live_set(p, above[-2].as.ptr);
-        for (int r = 0; r < p->nregs; r++)
-            nvalues += (size_t)bit(l, r);
+        uint32_t nruns;
+        const LiveRun *l = live_set(p, above[-2].as.ptr, &nruns);
+        nvalues += live_count(l, nruns);
         nframes++;
         above = caller;
     }
@@ -154,10 +177,9 @@ Checkpoint *vl_cont_capture(VladState *S, size_t delim, Value *fb,
         Closure *c = AS_CLOSURE(caller[-1]);
         const Proto *p = c->proto;
         const Instr *rip = above[-2].as.ptr;
-        const uint64_t *l = live_set(p, rip);
-        uint32_t nl = 0;
-        for (int r = 0; r < p->nregs; r++)
-            nl += (uint32_t)bit(l, r);
+        uint32_t nruns;
+        const LiveRun *l = live_set(p, rip, &nruns);
+        uint32_t nl = live_count(l, nruns);
         vend -= nl;
         CapFrame *cf = &k->frames[f];
         cf->closure = c;
@@ -166,9 +188,9 @@ Checkpoint *vl_cont_capture(VladState *S, size_t delim, Value *fb,
         cf->first = (uint32_t)vend;
         cf->nlive = nl;
         size_t j = vend;
-        for (int r = 0; r < p->nregs; r++) {
-            if (!bit(l, r))
-                continue;
+        uint32_t q = 0;
+        for (int r = live_first(l, nruns); q < nruns;
+             r = live_next(l, nruns, &q, r)) {
             Value v = caller[r];
             if (p->kind == PK_STARJ && r == p->ctlreg + 2) {
                 /* the tape of this *j, kept in S->ad while it runs: its
@@ -233,13 +255,13 @@ Value *vl_cont_reinstall(VladState *S, const Checkpoint *k, Value **base,
         const Proto *p = cf->closure->proto;
         b[-1] = vl_obj(VT_CLOSURE, cf->closure);
         const Instr *rip = p->code + cf->ret_pc;
-        const uint64_t *l = live_set(p, rip);
+        uint32_t nruns, q = 0;
+        const LiveRun *l = live_set(p, rip, &nruns);
         size_t j = cf->first;
-        for (int r = 0; r < p->nregs; r++) {
-            if (!bit(l, r)) {
-                b[r] = UNDEF_VAL;
-                continue;
-            }
+        for (int r = 0; r < p->nregs; r++)
+            b[r] = UNDEF_VAL;
+        for (int r = live_first(l, nruns); q < nruns;
+             r = live_next(l, nruns, &q, r)) {
             Value v = k->values[j++];
             if (r == p->ctlreg && p->kind == PK_CHECKPOINT) {
                 v = vl_raw(now + v.as.i);

@@ -75,6 +75,8 @@
     OP(SEG_BEGIN,    "segment: R[a] = position anchor from pos R[a-2] "\
                      "(+ c), log R[a-1]; x = 1: first run") \
     OP(SEG_END,      "segment: end; x = 1: R[a] = (list R[a] n log)") \
+    OP(REVAPPEND,    "R[a] = the elements of the list R[b] in reverse "\
+                     "order consed onto R[c] (long list forms)") \
     OP(HALT,         "leave the VM with R[a] (bottom of an entry)")
 
 typedef enum Opcode {

@@ -373,6 +373,18 @@ next:
         R(i->a) = vl_obj(VT_PAIR, p);
         VM_NEXT();
     }
+    VM_CASE(REVAPPEND) {
+        SAVE();
+        Value acc = R(i->c);
+        for (Value l = R(i->b); IS_PAIR(l); l = AS_PAIR(l)->cdr) {
+            Pair *p = vl_gc_alloc(sizeof *p);
+            p->car = AS_PAIR(l)->car;
+            p->cdr = acc;
+            acc = vl_obj(VT_PAIR, p);
+        }
+        R(i->a) = acc;
+        VM_NEXT();
+    }
     VM_CASE(JMP) {
         ip += OFF(i);
         VM_NEXT();
