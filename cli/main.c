@@ -59,22 +59,28 @@ static char *read_stdin(void)
     return buf;
 }
 
-/* Bind the program's ARGS to the global 'arguments'. */
+/* Bind the program's ARGS (checked decimal reals, cli/options.c) to the
+   global 'arguments', a list built directly: any number of them, in
+   memory linear in their number.  strtod reads them as the reader would:
+   this program never sets a locale, so the decimal point is '.'. */
 static int define_arguments(VladState *S, char **args, int nargs)
 {
-    size_t cap = 64;
-    for (int j = 0; j < nargs; j++)
-        cap += strlen(args[j]) + 1;
-    char *src = malloc(cap);
-    if (src == NULL)
+    double *xs = malloc((nargs > 0 ? (size_t)nargs : 1) * sizeof *xs);
+    if (xs == NULL) {
+        fprintf(stderr, "vlad: out of memory\n");
         return 1;
-    size_t n = (size_t)snprintf(src, cap, "(define arguments (list");
+    }
     for (int j = 0; j < nargs; j++)
-        n += (size_t)snprintf(src + n, cap - n, " %s", args[j]);
-    snprintf(src + n, cap - n, "))");
-    VladStatus st = vlad_eval_string(S, src, "<arguments>", NULL);
-    free(src);
-    return report(S, st);
+        xs[j] = strtod(args[j], NULL);
+    VladValue list = vlad_list_of_numbers(S, xs, (size_t)nargs);
+    free(xs);
+    if (nargs > 0 && vlad_is_nil(list)) {   /* the heap limit */
+        fprintf(stderr, "vlad: out of memory for the %d arguments\n",
+                nargs);
+        return 1;
+    }
+    vlad_set_global(S, "arguments", list);
+    return 0;
 }
 
 static int run_stdin_script(VladState *S)
@@ -137,7 +143,7 @@ int main(int argc, char **argv)
 
     double t0 = vl_now_seconds();
     if (status != 0) {
-        /* cannot happen: the arguments were checked */
+        /* out of memory */
     } else if (o.nexprs > 0) {
         for (int j = 0; j < o.nexprs && status == 0; j++)
             status = report(S, vlad_eval_string(S, o.exprs[j], "<-e>",

@@ -274,6 +274,7 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/lang/io-read-real.vlad \
 	%reldir%/lang/io-write.vlad \
 	%reldir%/lang/lists-long.vlad \
+	%reldir%/lang/lists-long-forms.vlad \
 	%reldir%/lang/names-identifiers.vlad \
 	%reldir%/lang/names-keyword-shadowing.vlad \
 	%reldir%/lang/numbers-exponents.vlad \

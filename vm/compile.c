@@ -57,6 +57,9 @@ typedef struct FuncState {
     uint32_t ncode, capcode;
     Value *consts;
     uint32_t nconsts, capconsts;
+    uint32_t *khash;        /* hash table of the constants (their index
+                               + 1; 0: empty) once there are 8 or more */
+    uint32_t capkhash;      /* its slots, a power of 2, or 0 */
     Proto **children;
     uint32_t nchildren, capchildren;
     Capture *caps;
@@ -123,12 +126,49 @@ static void patch_here(FuncState *fs, int at)
     fs->code[at].c = (uint16_t)(int16_t)off;
 }
 
+/* The slot of constant 'v' in the hash table of the constants: the one
+   holding its index + 1, or the empty one where it would go. */
+static uint32_t const_slot(const FuncState *fs, Value v)
+{
+    uint64_t h = ((uint64_t)v.as.i ^ v.tag) * 0x9E3779B97F4A7C15u;
+    uint32_t mask = fs->capkhash - 1, k = (uint32_t)(h >> 32) & mask;
+    for (;;) {
+        uint32_t at = fs->khash[k];
+        if (at == 0)
+            return k;
+        Value w = fs->consts[at - 1];
+        if (w.tag == v.tag && w.as.i == v.as.i)
+            return k;
+        k = (k + 1) & mask;
+    }
+}
+
+/* Index of constant 'v' (equal: the same tag and bits), added if new.
+   Past a few constants a hash table finds them: a long list of distinct
+   numbers compiles in linear time. */
 static int add_const(FuncState *fs, Value v)
 {
-    for (uint32_t i = 0; i < fs->nconsts; i++) {
-        Value w = fs->consts[i];
-        if (w.tag == v.tag && w.as.i == v.as.i)
-            return (int)i;
+    uint32_t slot = 0;
+    if (fs->nconsts < 8) {
+        for (uint32_t i = 0; i < fs->nconsts; i++) {
+            Value w = fs->consts[i];
+            if (w.tag == v.tag && w.as.i == v.as.i)
+                return (int)i;
+        }
+    } else {
+        if (2 * (fs->nconsts + 1) > fs->capkhash) {
+            uint32_t cap = 64;
+            while (cap < 4 * (fs->nconsts + 1))
+                cap *= 2;
+            fs->khash = vl_gc_alloc_atomic(cap * sizeof(uint32_t));
+            memset(fs->khash, 0, cap * sizeof(uint32_t));
+            fs->capkhash = cap;
+            for (uint32_t i = 0; i < fs->nconsts; i++)
+                fs->khash[const_slot(fs, fs->consts[i])] = i + 1;
+        }
+        slot = const_slot(fs, v);
+        if (fs->khash[slot] != 0)
+            return (int)fs->khash[slot] - 1;
     }
     fs->consts = grow(fs->consts, &fs->capconsts, fs->nconsts + 1,
                       sizeof(Value), 0);
@@ -136,6 +176,8 @@ static int add_const(FuncState *fs, Value v)
         vl_except_at(fs->S, VLAD_ERR_SYNTAX, fs->pos,
                      "procedure has too many constants");
     fs->consts[fs->nconsts] = v;
+    if (fs->khash != NULL)
+        fs->khash[slot] = fs->nconsts + 1;
     return (int)fs->nconsts++;
 }
 
@@ -712,6 +754,49 @@ static void letrec_form(FuncState *fs, Ast *e, int dest, int tail)
     fs->freereg = save;
 }
 
+/* ===== Pairs ===== */
+
+/* A chain of conses longer than this (a long (list ...) or (cons* ...)
+   form) is built in a loop of its own: see cons_form. */
+#define LONG_CHAIN 16
+
+/* R[dest] = (cons car cdr).  A short chain of conses nests: each level
+   keeps its car in a register while its cdr is compiled, so a chain of n
+   takes 2n registers and n levels of C recursion.  A long one takes two
+   registers whatever its length: the elements, left to right, are consed
+   onto a list in reverse order in one register (R[acc]), and one
+   REVAPPEND puts them back in order onto the tail. */
+static void cons_form(FuncState *fs, Ast *e, int dest)
+{
+    int save = fs->freereg, n = 0;
+    Ast *t = e;
+    while (t->kind == A_CONS && n <= LONG_CHAIN) {
+        t = t->u.cons.cdr;
+        n++;
+    }
+    if (n <= LONG_CHAIN) {
+        int ra = to_reg(fs, e->u.cons.car);
+        int rb = to_reg(fs, e->u.cons.cdr);
+        fs->pos = e->pos;
+        emit(fs, OP_CONS, 0, dest, ra, rb);
+        fs->freereg = save;
+        return;
+    }
+    int acc = alloc_reg(fs);
+    fs->pos = e->pos;
+    emit(fs, OP_LOADK, 0, acc, add_const(fs, NIL_VAL), 0);
+    for (t = e; t->kind == A_CONS; t = t->u.cons.cdr) {
+        int x = to_reg(fs, t->u.cons.car);
+        fs->pos = t->pos;
+        emit(fs, OP_CONS, 0, acc, x, acc);
+        fs->freereg = acc + 1;
+    }
+    int rt = to_reg(fs, t);
+    fs->pos = e->pos;
+    emit(fs, OP_REVAPPEND, 0, dest, acc, rt);
+    fs->freereg = save;
+}
+
 /* ===== Expressions ===== */
 
 static void expr_node(FuncState *fs, Ast *e, int dest, int tail)
@@ -795,15 +880,9 @@ static void expr_node(FuncState *fs, Ast *e, int dest, int tail)
     case A_LETREC:
         letrec_form(fs, e, dest, tail);
         return;
-    case A_CONS: {
-        int save = fs->freereg;
-        int ra = to_reg(fs, e->u.cons.car);
-        int rb = to_reg(fs, e->u.cons.cdr);
-        fs->pos = e->pos;
-        emit(fs, OP_CONS, 0, dest, ra, rb);
-        fs->freereg = save;
+    case A_CONS:
+        cons_form(fs, e, dest);
         break;
-    }
     }
     if (tail)
         emit_return_reg(fs, dest);
@@ -819,6 +898,7 @@ static void expr(FuncState *fs, Ast *e, int dest, int tail)
 
 /* ===== Liveness ===== */
 
+/* The running sets of compute_liveness are bitsets of registers. */
 static void set_bit(uint64_t *s, int r)
 {
     s[r >> 6] |= (uint64_t)1 << (r & 63);
@@ -827,6 +907,88 @@ static void set_bit(uint64_t *s, int r)
 static void clear_bit(uint64_t *s, int r)
 {
     s[r >> 6] &= ~((uint64_t)1 << (r & 63));
+}
+
+static int get_bit(const uint64_t *s, int r)
+{
+    return (int)((s[r >> 6] >> (r & 63)) & 1);
+}
+
+/* Set registers first .. first + count - 1. */
+static void set_range(uint64_t *s, int first, int count)
+{
+    int r = first, end = first + count;
+    while (r < end) {
+        int n = 64 - (r & 63);
+        if (n > end - r)
+            n = end - r;
+        uint64_t m = n == 64 ? ~(uint64_t)0
+                             : (((uint64_t)1 << n) - 1) << (r & 63);
+        s[r >> 6] |= m;
+        r += n;
+    }
+}
+
+/* The first register from 'from' on whose bit in 's' ('w' words) is
+   'want', or 64 * w. */
+static int next_bit(const uint64_t *s, int w, int from, int want)
+{
+    int k = from >> 6;
+    if (k >= w)
+        return 64 * w;
+    uint64_t word = (want ? s[k] : ~s[k]) & (~(uint64_t)0 << (from & 63));
+    while (word == 0) {
+        if (++k >= w)
+            return 64 * w;
+        word = want ? s[k] : ~s[k];
+    }
+    int r = 64 * k;
+    while (!(word & 1)) {
+        word >>= 1;
+        r++;
+    }
+    return r;
+}
+
+/* A growing array of runs of registers. */
+typedef struct RunPool {
+    LiveRun *runs;
+    uint32_t n, cap;
+} RunPool;
+
+/* Append the runs of the registers below 'limit' set in 's' ('w' words)
+   to 'pool'; returns how many were appended.  O(w + runs). */
+static uint32_t add_runs(RunPool *pool, const uint64_t *s, int w, int limit)
+{
+    uint32_t before = pool->n;
+    int r = 0;
+    while (r < limit) {
+        int first = next_bit(s, w, r, 1);
+        if (first >= limit)
+            break;
+        int end = next_bit(s, w, first, 0);
+        if (end > limit)
+            end = limit;
+        pool->runs = grow(pool->runs, &pool->cap, pool->n + 1,
+                          sizeof(LiveRun), 1);
+        pool->runs[pool->n].first = (uint16_t)first;
+        pool->runs[pool->n].count = (uint16_t)(end - first);
+        pool->n++;
+        r = end;
+    }
+    return pool->n - before;
+}
+
+/* A list of registers: the uses or the definitions of one instruction. */
+typedef struct RegList {
+    uint16_t *r;
+    uint32_t n, cap;
+} RegList;
+
+static void add_reg(RegList *l, int r)
+{
+    l->r = grow(l->r, &l->cap, l->n + 1, sizeof(uint16_t), 1);
+    l->r[l->n++] = (uint16_t)r;
 }
 
 static int is_call_capable(int op)
@@ -860,94 +1022,96 @@ static int is_jump(int op)
 }
 
 /* Registers read ('use') and written ('def') by instruction 'i'. */
-static void use_def(const Proto *p, const Instr *i, uint64_t *use,
-                    uint64_t *def)
+static void use_def(const Proto *p, const Instr *i, RegList *use,
+                    RegList *def)
 {
+    use->n = 0;
+    def->n = 0;
     switch (i->op) {
-    case OP_MOVE: set_bit(def, i->a); set_bit(use, i->b); break;
+    case OP_MOVE: add_reg(def, i->a); add_reg(use, i->b); break;
     case OP_LOADK: case OP_GETGLOBAL: case OP_GETFREE: case OP_SELF:
     case OP_PRIMOPS_BEGIN:
-        set_bit(def, i->a);
+        add_reg(def, i->a);
         break;
     case OP_DEFGLOBAL: case OP_JMPF: case OP_JMPT: case OP_RETURN:
     case OP_JPRIM1:
-        set_bit(use, i->a);
+        add_reg(use, i->a);
         break;
     case OP_CLOSURE: {
         const Proto *c = p->children[i->b];
-        set_bit(def, i->a);
+        add_reg(def, i->a);
         for (uint32_t k = 0; k < c->nfree; k++)
             if (c->captures[k].kind == CAP_REG)
-                set_bit(use, c->captures[k].index);
+                add_reg(use, c->captures[k].index);
         break;
     }
-    case OP_SETFREE: set_bit(use, i->a); set_bit(use, i->c); break;
+    case OP_SETFREE: add_reg(use, i->a); add_reg(use, i->c); break;
     case OP_CONS: case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV:
-    case OP_CMP: case OP_PRIM2:
-        set_bit(def, i->a); set_bit(use, i->b); set_bit(use, i->c);
+    case OP_CMP: case OP_PRIM2: case OP_REVAPPEND:
+        add_reg(def, i->a); add_reg(use, i->b); add_reg(use, i->c);
         break;
     case OP_ADDK: case OP_SUBK: case OP_MULK: case OP_DIVK: case OP_CMPK:
     case OP_PRIM1: case OP_RESUME:
-        set_bit(def, i->a); set_bit(use, i->b);
+        add_reg(def, i->a); add_reg(use, i->b);
         break;
     case OP_SUBKR: case OP_DIVKR:
-        set_bit(def, i->a); set_bit(use, i->c);
+        add_reg(def, i->a); add_reg(use, i->c);
         break;
     case OP_JLT: case OP_JLE: case OP_JGT: case OP_JGE: case OP_JEQ:
-        set_bit(use, i->a); set_bit(use, i->b);
+        add_reg(use, i->a); add_reg(use, i->b);
         break;
     case OP_JLTK: case OP_JLEK: case OP_JGTK: case OP_JGEK: case OP_JEQK:
-        set_bit(use, i->a);
+        add_reg(use, i->a);
         break;
     case OP_MATCHK:
-        set_bit(use, i->a);
-        set_bit(use, p->matches[i->c].root);
+        add_reg(use, i->a);
+        add_reg(use, p->matches[i->c].root);
         break;
     case OP_MATCHPAIR:
-        set_bit(use, i->a);
-        set_bit(use, p->matches[i->c].root);
-        set_bit(def, i->b); set_bit(def, i->b + 1);
+        add_reg(use, i->a);
+        add_reg(use, p->matches[i->c].root);
+        add_reg(def, i->b); add_reg(def, i->b + 1);
         break;
     case OP_CALL:
     case OP_TAILCALL:
         for (int r = i->a + 1; r <= i->a + 1 + i->b; r++)
-            set_bit(use, r);
-        set_bit(def, i->a);
+            add_reg(use, r);
+        add_reg(def, i->a);
         break;
     case OP_CKPT_BEGIN:
-        set_bit(def, i->a); set_bit(use, i->b);
+        add_reg(def, i->a); add_reg(use, i->b);
         break;
     case OP_JSTAR_BEGIN:
-        set_bit(def, i->a); set_bit(def, i->a + 3);
-        set_bit(use, i->b); set_bit(use, i->b + 1);
+        add_reg(def, i->a); add_reg(def, i->a + 3);
+        add_reg(use, i->b); add_reg(use, i->b + 1);
         break;
     case OP_JSTAR_END:
-        set_bit(use, i->a); set_bit(use, i->b); set_bit(def, i->a);
+        add_reg(use, i->a); add_reg(use, i->b); add_reg(def, i->a);
         break;
     case OP_STARJ_BEGIN:
-        set_bit(def, i->a); set_bit(def, i->a + 1); set_bit(def, i->a + 2);
-        set_bit(use, i->b);
+        add_reg(def, i->a); add_reg(def, i->a + 1); add_reg(def, i->a + 2);
+        add_reg(use, i->b);
         break;
     case OP_STARJ_END:
-        set_bit(use, i->a);
+        add_reg(use, i->a);
         for (int r = i->b; r <= i->b + 3; r++)
-            set_bit(use, r);
-        set_bit(def, i->a);
+            add_reg(use, r);
+        add_reg(def, i->a);
         break;
     case OP_SEG_BEGIN:
-        set_bit(def, i->a);
+        add_reg(def, i->a);
         if (i->x) {
-            set_bit(def, i->a - 1); set_bit(def, i->a - 2);
+            add_reg(def, i->a - 1); add_reg(def, i->a - 2);
         } else {
-            set_bit(use, i->a - 1); set_bit(use, i->a - 2);
+            add_reg(use, i->a - 1); add_reg(use, i->a - 2);
         }
         break;
     case OP_SEG_END:
-        set_bit(use, i->a); set_bit(use, i->b); set_bit(use, i->b - 1);
-        set_bit(def, i->a);
+        add_reg(use, i->a); add_reg(use, i->b); add_reg(use, i->b - 1);
+        add_reg(def, i->a);
         break;
     case OP_CKPT_END: case OP_PRIMOPS_END:
-        set_bit(use, i->a); set_bit(use, i->b); set_bit(def, i->a);
+        add_reg(use, i->a); add_reg(use, i->b); add_reg(def, i->a);
         break;
     default:
         break;
@@ -983,78 +1147,137 @@ static PrimalUse primal_use(const Instr *i)
         return temp_writer(i) ? PU_WRITER : PU_FULL;
     case OP_LOADK: case OP_GETGLOBAL: case OP_GETFREE: case OP_SELF:
     case OP_CLOSURE: case OP_SETFREE: case OP_CONS: case OP_JMP:
-    case OP_PRIM2:
+    case OP_PRIM2: case OP_REVAPPEND:
         return PU_FULL;
     default:
         return temp_writer(i) ? PU_WRITER : PU_STEP;
     }
 }
 
-/* Registers live after each call-capable instruction (p->live), and, in
-   the same backward pass (all jumps go forward), the arithmetic whose
-   result needs its primal only: flagged VL_X_PRIMAL (vm/vm.c).  'full'
-   is the set of registers whose value is read as a value on some path
-   before it is written again: by a call, a return, a cons, a closure, a
-   global, a pattern, or by an operation that is itself full -- or that
-   is live across an instruction that may run a step, where a checkpoint
-   would hold it (the (co)tangent of a checkpoint carries those of the
-   reals of its frames).  A value never full is read by comparisons and
-   predicates only, through arithmetic and moves, with no step while it
-   is live: its derivative can be seen nowhere. */
+/* The live sets at a jump target, kept as runs in compute_liveness's
+   pool until the jumps to it are reached. */
+typedef struct Snapshot {
+    uint32_t first, n;          /* the runs of the live registers */
+    uint32_t ffirst, fn;        /* the runs of the full registers */
+} Snapshot;
+
+/* Registers live after each call-capable instruction (p->liveat,
+   p->liveruns), and, in the same backward pass (all jumps go forward),
+   the arithmetic whose result needs its primal only: flagged VL_X_PRIMAL
+   (vm/vm.c).  'full' is the set of registers whose value is read as a
+   value on some path before it is written again: by a call, a return, a
+   cons, a closure, a global, a pattern, or by an operation that is
+   itself full -- or that is live across an instruction that may run a
+   step, where a checkpoint would hold it (the (co)tangent of a
+   checkpoint carries those of the reals of its frames).  A value never
+   full is read by comparisons and predicates only, through arithmetic
+   and moves, with no step while it is live: its derivative can be seen
+   nowhere.
+
+   Linear: one pair of running sets (live, full) goes backwards; the sets
+   at a jump target are saved as runs of registers when the pass reaches
+   the target, and merged back at the jumps to it; the sets after a
+   call-capable instruction are stored as runs.  Memory is O(ncode +
+   nregs + runs), time O(ncode + (jumps + calls) x nregs / 64). */
 static void compute_liveness(Proto *p)
 {
     int w = (p->nregs + 2 + 63) / 64;
-    p->livewords = (uint16_t)w;
-    size_t n = p->ncode;
-    uint64_t *in = vl_gc_alloc_atomic((n + 1) * (size_t)w * 8 * 2);
-    memset(in, 0, (n + 1) * (size_t)w * 8 * 2);
-    uint64_t *fin = in + (n + 1) * (size_t)w;
-    p->live = vl_gc_alloc_atomic(n * (size_t)w * 8 + 8);
-    memset(p->live, 0, n * (size_t)w * 8 + 8);
-    uint64_t use[w], def[w], out[w], fout[w];
-    for (size_t k = n; k-- > 0;) {
-        Instr *i = &p->code[k];
-        memset(out, 0, sizeof out);
-        memset(fout, 0, sizeof fout);
-        int falls = i->op != OP_JMP && i->op != OP_RETURN
-                    && i->op != OP_TAILCALL;
-        if (falls && k + 1 < n)
-            for (int j = 0; j < w; j++) {
-                out[j] |= in[(k + 1) * w + j];
-                fout[j] |= fin[(k + 1) * w + j];
-            }
-        if (is_jump(i->op)) {
-            size_t t = k + 1 + (size_t)(int16_t)i->c;
+    uint32_t n = p->ncode;
+    uint64_t *live = vl_gc_alloc_atomic((size_t)w * 8 * 2);
+    uint64_t *full = live + w;
+    memset(live, 0, (size_t)w * 8 * 2);
+    /* snap[t]: the Snapshot index of jump target t (UINT32_MAX: a target
+       not reached yet; 0 .. : saved), unused elsewhere; at[k], cnt[k]:
+       instruction k's runs in 'runs' */
+    uint32_t *snap = vl_gc_alloc_atomic((size_t)(n + 1) * 4 * 3);
+    uint32_t *at = snap + n + 1, *cnt = at + n + 1;
+    memset(snap, 0, (size_t)(n + 1) * 4 * 3);
+    for (uint32_t k = 0; k < n; k++)
+        if (is_jump(p->code[k].op)) {
+            uint32_t t = k + 1 + (uint32_t)(int16_t)p->code[k].c;
             if (t < n)
-                for (int j = 0; j < w; j++) {
-                    out[j] |= in[t * w + j];
-                    fout[j] |= fin[t * w + j];
-                }
+                snap[t] = UINT32_MAX;
         }
-        memset(use, 0, sizeof use);
-        memset(def, 0, sizeof def);
-        use_def(p, i, use, def);
-        uint64_t *l = &p->live[k * w];
+    Snapshot *snaps = NULL;
+    uint32_t nsnaps = 0, capsnaps = 0;
+    RunPool saved = {NULL, 0, 0}, runs = {NULL, 0, 0};
+    RegList use = {NULL, 0, 0}, def = {NULL, 0, 0};
+    for (uint32_t k = n; k-- > 0;) {
+        Instr *i = &p->code[k];
+        /* live, full: the sets after i (before: at k + 1) */
+        if (i->op == OP_JMP || i->op == OP_RETURN || i->op == OP_TAILCALL) {
+            memset(live, 0, (size_t)w * 8 * 2);
+        }
+        if (is_jump(i->op)) {
+            uint32_t t = k + 1 + (uint32_t)(int16_t)i->c;
+            if (t < n) {
+                const Snapshot *sn = &snaps[snap[t]];
+                for (uint32_t q = 0; q < sn->n; q++)
+                    set_range(live, saved.runs[sn->first + q].first,
+                              saved.runs[sn->first + q].count);
+                for (uint32_t q = 0; q < sn->fn; q++)
+                    set_range(full, saved.runs[sn->ffirst + q].first,
+                              saved.runs[sn->ffirst + q].count);
+            }
+        }
+        use_def(p, i, &use, &def);
         if (is_call_capable(i->op)) {
-            for (int j = 0; j < w; j++)
-                l[j] = out[j];
-            if (!is_jump(i->op))
-                clear_bit(l, i->a);
+            /* live after it returns: its destination is written then */
+            int dest = !is_jump(i->op) && get_bit(live, i->a);
+            if (dest)
+                clear_bit(live, i->a);
+            at[k] = runs.n;
+            cnt[k] = add_runs(&runs, live, w, p->nregs);
+            if (dest)
+                set_bit(live, i->a);
         }
         PrimalUse pu = primal_use(i);
         int dest_full = (pu == PU_WRITER || pu == PU_MOVE)
-                        && (fout[i->a >> 6] >> (i->a & 63)) & 1;
+                        && get_bit(full, i->a);
         if (pu == PU_WRITER && !dest_full)
             i->x |= VL_X_PRIMAL;
         int reads_full = pu == PU_FULL || pu == PU_STEP
                          || ((pu == PU_WRITER || pu == PU_MOVE) && dest_full);
-        for (int j = 0; j < w; j++) {
-            in[k * w + j] = use[j] | (out[j] & ~def[j]);
-            fin[k * w + j] = (fout[j] & ~def[j]) | (reads_full ? use[j] : 0)
-                             | (pu != PU_STEP ? 0
-                                : i->op == OP_CALL ? l[j] : out[j]);
+        /* full before i: (full - def) | uses read as values | what is
+           live across a step (a call's destination is written by it) */
+        for (uint32_t q = 0; q < def.n; q++)
+            clear_bit(full, def.r[q]);
+        if (pu == PU_STEP) {
+            for (int j = 0; j < w; j++)
+                full[j] |= live[j];
+            if (i->op == OP_CALL)
+                clear_bit(full, i->a);
+        }
+        if (reads_full)
+            for (uint32_t q = 0; q < use.n; q++)
+                set_bit(full, use.r[q]);
+        /* live before i: (live - def) | use */
+        for (uint32_t q = 0; q < def.n; q++)
+            clear_bit(live, def.r[q]);
+        for (uint32_t q = 0; q < use.n; q++)
+            set_bit(live, use.r[q]);
+        if (snap[k] == UINT32_MAX) {
+            snaps = grow(snaps, &capsnaps, nsnaps + 1, sizeof(Snapshot), 1);
+            Snapshot *sn = &snaps[nsnaps];
+            sn->first = saved.n;
+            sn->n = add_runs(&saved, live, w, 64 * w);
+            sn->ffirst = saved.n;
+            sn->fn = add_runs(&saved, full, w, 64 * w);
+            snap[k] = nsnaps++;
         }
     }
+    p->liveat = vl_gc_alloc_atomic((size_t)(n + 1) * sizeof(uint32_t));
+    p->liveruns = vl_gc_alloc_atomic((runs.n ? runs.n : 1)
+                                     * sizeof(LiveRun));
+    uint32_t pos = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        p->liveat[k] = pos;
+        if (cnt[k] > 0)
+            memcpy(&p->liveruns[pos], &runs.runs[at[k]],
+                   cnt[k] * sizeof(LiveRun));
+        pos += cnt[k];
+    }
+    p->liveat[n] = pos;
 }
 
 /* ===== Prototypes ===== */

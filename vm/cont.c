@@ -136,23 +136,47 @@ const ContSeg *vl_cont_lazy_seq(VladState *S, const Value *ubase)
     return s;
 }
 
-static int bit(const uint64_t *s, int r)
-{
-    return (int)((s[r >> 6] >> (r & 63)) & 1);
-}
-
-static const uint64_t *live_set(const Proto *p, const Instr *ret_ip)
+/* The registers live in a frame of 'p' waiting at the call before
+   'ret_ip': '*n' runs of consecutive registers, in order (vm/object.h). */
+static const LiveRun *live_set(const Proto *p, const Instr *ret_ip,
+                               uint32_t *n)
 {
     size_t pc = (size_t)(ret_ip - p->code) - 1;
-    return &p->live[pc * p->livewords];
+    *n = p->liveat[pc + 1] - p->liveat[pc];
+    return &p->liveruns[p->liveat[pc]];
 }
 
-static uint32_t count_live(const Proto *p, const uint64_t *l)
+/* How many registers the runs 'l[0 .. n-1]' hold. */
+static uint32_t live_count(const LiveRun *l, uint32_t n)
 {
-    uint32_t n = 0;
-    for (int r = 0; r < p->nregs; r++)
-        n += (uint32_t)bit(l, r);
-    return n;
+    uint32_t c = 0;
+    for (uint32_t q = 0; q < n; q++)
+        c += l[q].count;
+    return c;
+}
+
+/* Iterating over the live registers r of the runs 'l[0 .. n-1]':
+   for (uint32_t q = 0, r = live_first(l, n); q < n;
+        r = live_next(l, n, &q, r)); q is the run of r. */
+static int live_first(const LiveRun *l, uint32_t n)
+{
+    return n > 0 ? l[0].first : 0;
+}
+
+static int live_next(const LiveRun *l, uint32_t n, uint32_t *q, int r)
+{
+    if (r + 1 < l[*q].first + l[*q].count)
+        return r + 1;
+    return ++*q < n ? l[*q].first : 0;
+}
+
+/* How many registers are live in a frame of 'p' waiting at the call
+   before 'ret_ip'. */
+static uint32_t count_live(const Proto *p, const Instr *ret_ip)
+{
+    uint32_t n;
+    const LiveRun *l = live_set(p, ret_ip, &n);
+    return live_count(l, n);
 }
 
 /* The value register r of the frame at 'caller' keeps in a checkpoint:
@@ -212,7 +236,7 @@ Checkpoint *vl_cont_capture(VladState *S, size_t delim, Value *fb,
         if (vl_cont_is_underflow(S, p)) {
             nlazy++;
         } else {
-            nvalues += count_live(p, live_set(p, above[-2].as.ptr));
+            nvalues += count_live(p, above[-2].as.ptr);
             nframes++;
         }
         above = caller;
@@ -240,8 +264,9 @@ Checkpoint *vl_cont_capture(VladState *S, size_t delim, Value *fb,
             continue;
         }
         const Instr *rip = above[-2].as.ptr;
-        const uint64_t *l = live_set(p, rip);
-        uint32_t nl = count_live(p, l);
+        uint32_t nruns;
+        const LiveRun *l = live_set(p, rip, &nruns);
+        uint32_t nl = live_count(l, nruns);
         vend -= nl;
         CapFrame *cf = &run->frames[--f];
         cf->closure = c;
@@ -250,9 +275,10 @@ Checkpoint *vl_cont_capture(VladState *S, size_t delim, Value *fb,
         cf->first = (uint32_t)vend;
         cf->nlive = nl;
         size_t j = vend;
-        for (int r = 0; r < p->nregs; r++)
-            if (bit(l, r))
-                run->values[j++] = capture_value(S, p, caller, r, now);
+        uint32_t q = 0;
+        for (int r = live_first(l, nruns); q < nruns;
+             r = live_next(l, nruns, &q, r))
+            run->values[j++] = capture_value(S, p, caller, r, now);
         above = caller;
     }
     /* the sequence, bottom-up: copied frames, the sequence of the
@@ -290,10 +316,12 @@ static Value *run_reg(const ContRun *run, uint32_t f, int r)
 {
     const CapFrame *cf = &run->frames[f];
     const Proto *p = cf->closure->proto;
-    const uint64_t *l = live_set(p, p->code + cf->ret_pc);
+    uint32_t nruns;
+    const LiveRun *l = live_set(p, p->code + cf->ret_pc, &nruns);
     size_t j = cf->first;
-    for (int q = 0; q < r; q++)
-        j += (size_t)bit(l, q);
+    for (uint32_t q = 0; q < nruns && l[q].first <= r; q++)
+        j += r < l[q].first + l[q].count ? (size_t)(r - l[q].first)
+                                         : l[q].count;
     return &run->values[j];
 }
 
@@ -420,10 +448,14 @@ static void place_frames(VladState *S, size_t *at, const ContRun *run,
         const Proto *p = cf->closure->proto;
         base[-1] = vl_obj(VT_CLOSURE, cf->closure);
         const Instr *rip = p->code + cf->ret_pc;
-        const uint64_t *l = live_set(p, rip);
+        uint32_t nruns, q = 0;
+        const LiveRun *l = live_set(p, rip, &nruns);
         const Value *v = run->values + cf->first;
         for (int r = 0; r < p->nregs; r++)
-            base[r] = bit(l, r) ? *v++ : UNDEF_VAL;
+            base[r] = UNDEF_VAL;
+        for (int r = live_first(l, nruns); q < nruns;
+             r = live_next(l, nruns, &q, r))
+            base[r] = *v++;
         if (delimiters && vl_seg_delimiter(S, p))
             reinstall_delimiter(S, p, base, now);
         Value *next = base + cf->delta;

@@ -410,6 +410,21 @@ void vl_gc_free(void *p)
     GC_FREE(p);
 }
 
+void vl_gc_free_pages(void *p, size_t size)
+{
+#if defined(MADV_DONTNEED)
+    /* before GC_FREE: once free, another thread may be given the block;
+       the collector keeps nothing of its own inside a free block */
+    uintptr_t page = 4096, lo = ((uintptr_t)p + page - 1) & ~(page - 1);
+    uintptr_t hi = ((uintptr_t)p + size) & ~(page - 1);
+    if (hi > lo)
+        (void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
+#else
+    (void)size;
+#endif
+    GC_FREE(p);
+}
+
 char *vl_gc_strndup(const char *s, size_t n)
 {
     char *d = vl_gc_alloc_atomic(n + 1);

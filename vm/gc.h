@@ -83,6 +83,11 @@ VL_INTERNAL void *vl_gc_realloc(void *p, size_t size);
 
 /* Explicitly free a block known to be unreachable (optional). */
 VL_INTERNAL void vl_gc_free(void *p);
+/* The same for a large block of 'size' bytes, whose whole pages are given
+   back to the system at once: the collector keeps a freed block mapped
+   (and resident) until it reuses it, which for the old copy of a grown
+   stack may be never. */
+VL_INTERNAL void vl_gc_free_pages(void *p, size_t size);
 
 /* Duplicate a C string into atomic GC memory. */
 VL_INTERNAL char *vl_gc_strdup(const char *s);

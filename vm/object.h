@@ -95,6 +95,13 @@ typedef struct MatchInfo {
     uint16_t root;      /* register holding the whole value matched */
 } MatchInfo;
 
+/* A run of consecutive registers live after a call-capable instruction
+   returns (Proto.liveruns). */
+typedef struct LiveRun {
+    uint16_t first;     /* the first register of the run */
+    uint16_t count;     /* registers in the run (at least 1) */
+} LiveRun;
+
 /* Special prototypes implemented with control instructions; frames of
    these are the delimiters of the checkpointing interface. */
 typedef enum ProtoKind {
@@ -111,9 +118,11 @@ typedef enum ProtoKind {
 typedef struct Proto {
     Instr *code;            /* bytecode (atomic GC memory) */
     Loc *locs;              /* source position per instruction */
-    uint64_t *live;         /* per instruction, 'livewords' words: registers
-                               live after it returns, for call-capable
-                               instructions (others: zero) */
+    uint32_t *liveat;       /* ncode + 1 offsets into 'liveruns': the
+                               registers live after instruction k returns
+                               are liveruns[liveat[k] .. liveat[k + 1]),
+                               in order (none unless k is call-capable) */
+    LiveRun *liveruns;      /* the runs of every instruction, in order */
     Value *consts;          /* constants (scanned) */
     struct Proto **children;/* prototypes of the lambdas created here */
     Capture *captures;      /* 'nfree' entries */
@@ -130,7 +139,6 @@ typedef struct Proto {
     uint16_t nparams;       /* 1, or n > 1 when the pattern is a tuple of
                                n variables received unboxed in R[0..n-1] */
     uint16_t nfree;         /* captured values */
-    uint16_t livewords;     /* 64-bit words per liveness entry */
     uint16_t ctlreg;        /* control prototypes: the register holding
                                the raw step count of the delimiter */
     uint8_t kind;           /* a ProtoKind */

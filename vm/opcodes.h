@@ -77,6 +77,8 @@
     OP(SEG_END,      "segment: end; x = 1: R[a] = (list R[a] n log)") \
     OP(UNDERFLOW,    "copy the next frames of the sequence in R[0] back "\
                      "and return R[a] to the topmost (vm/cont.h)") \
+    OP(REVAPPEND,    "R[a] = the elements of the list R[b] in reverse "\
+                     "order consed onto R[c] (long list forms)") \
     OP(HALT,         "leave the VM with R[a] (bottom of an entry)")
 
 typedef enum Opcode {

@@ -548,6 +548,8 @@ static VladStatus run_protected(VladState *S,
            call (whose frames may still hold copies) */
         if (st == VLAD_ERR_MEMORY)
             vl_gc_collect();
+    } else if (S->protect == NULL && S->stack_size > VL_STACK_INITIAL) {
+        vl_vm_release_stack(S);     /* its pages back to the system */
     } else if (S->protect == NULL) {
         clear_used_stack(S);
     }

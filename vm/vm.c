@@ -130,7 +130,7 @@ void vl_cont_reserve(VladState *S, size_t off, size_t need)
 {
     if (off + need <= S->stack_size)
         return;
-    size_t n = S->stack_size ? S->stack_size : 1024;
+    size_t n = S->stack_size ? S->stack_size : VL_STACK_INITIAL;
     while (n < off + need)
         n *= 2;
     if (n > S->max_stack) {
@@ -144,7 +144,7 @@ void vl_cont_reserve(VladState *S, size_t off, size_t need)
     Value *ns = vl_gc_alloc(n * sizeof(Value));
     if (S->stack != NULL) {
         memcpy(ns, S->stack, S->stack_size * sizeof(Value));
-        vl_gc_free(S->stack);
+        vl_gc_free_pages(S->stack, S->stack_size * sizeof(Value));
     }
     S->stack = ns;
     S->stack_size = n;
@@ -163,8 +163,8 @@ void vl_cont_ensure(VladState *S, Value **base, size_t need)
 
 void vl_vm_release_stack(VladState *S)
 {
-    if (S->stack_size > 1024) {     /* a deep recursion grew it */
-        vl_gc_free(S->stack);
+    if (S->stack_size > VL_STACK_INITIAL) {     /* a deep recursion grew it */
+        vl_gc_free_pages(S->stack, S->stack_size * sizeof(Value));
         S->stack = NULL;
         S->stack_size = 0;
     } else if (S->stack != NULL) {
@@ -393,6 +393,18 @@ next:
         p->car = R(i->b);
         p->cdr = R(i->c);
         R(i->a) = vl_obj(VT_PAIR, p);
+        VM_NEXT();
+    }
+    VM_CASE(REVAPPEND) {
+        SAVE();
+        Value acc = R(i->c);
+        for (Value l = R(i->b); IS_PAIR(l); l = AS_PAIR(l)->cdr) {
+            Pair *p = vl_gc_alloc(sizeof *p);
+            p->car = AS_PAIR(l)->car;
+            p->cdr = acc;
+            acc = vl_obj(VT_PAIR, p);
+        }
+        R(i->a) = acc;
         VM_NEXT();
     }
     VM_CASE(JMP) {

@@ -39,9 +39,12 @@ enum {
    the prelude environment. */
 VL_INTERNAL void vl_vm_init(VladState *S);
 
-/* After a failed evaluation: drop what the stack still holds (dead
-   registers would keep garbage alive), and a stack a deep recursion
-   grew. */
+/* Slots of the continuation stack when it is first allocated. */
+#define VL_STACK_INITIAL 1024
+
+/* After a failed evaluation, or one that grew the stack: drop what the
+   stack still holds (dead registers would keep garbage alive), and give
+   the pages of a stack a deep recursion grew back to the system. */
 VL_INTERNAL void vl_vm_release_stack(VladState *S);
 
 /* Apply 'fn' to 'arg' (one argument) and return the result.  Raises. */

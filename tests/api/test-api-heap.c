@@ -4,7 +4,8 @@
  * VLAD_ERR_MEMORY
  *
  * A process of its own: the collector's heap is shared by all the states
- * of a process, and this test grows it to the limit.
+ * of a process, and this test grows it to the limit.  Then the pages of
+ * a grown continuation stack must go back to the system.
  *
  * After an out-of-memory error the state must stay usable: small
  * evaluations, a second OOM reported the same way, no limit, another
@@ -118,6 +119,54 @@ static void test_set_heap_limit(void)
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
+/* The resident memory of this process in KiB, or -1 where /proc is
+   missing. */
+static long rss_kib(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kib = -1;
+    if (f == NULL)
+        return -1;
+    while (fgets(line, sizeof line, f) != NULL)
+        if (strncmp(line, "VmRSS:", 6) == 0)
+            kib = atol(line + 6);
+    fclose(f);
+    return kib;
+}
+
+/* R4: a deep recursion grows the continuation stack by doubling, a copy
+   at a time; the pages of each old copy, and of the stack itself once the
+   evaluation is over, go back to the system.  Before, they stayed
+   resident: 131 MB more after 10^6 pending frames (a 64 MB stack and
+   its copies), now under 1 MB.  (Boehm keeps freed blocks mapped.) */
+static void test_stack_pages_released(void)
+{
+    VladState *S = vlad_open(NULL);
+    if (S == NULL) {
+        CHECK(S != NULL);
+        return;
+    }
+    VladValue v = vlad_nil();
+    CHECK_STATUS(S, vlad_eval_string(S, "(define (deep n) (if (= n 0) 0 "
+                                     "(+ 1 (deep (- n 1)))))", "deep",
+                                     NULL), VLAD_OK);
+    long before = rss_kib();
+    CHECK_STATUS(S, vlad_eval_string(S, "(deep 1000000)", "deep", &v),
+                 VLAD_OK);
+    CHECK_NEAR(vlad_to_number(v), 1000000, 0);
+    VladStats st;
+    vlad_get_stats(S, &st);
+    CHECK(st.peak_stack_bytes >= (32u << 20));    /* it did grow */
+    long after = rss_kib();
+    if (before >= 0 && after >= 0) {
+        if (after - before >= 16 * 1024)
+            printf("resident memory grew by %ld KiB\n", after - before);
+        CHECK(after - before < 16 * 1024);
+    }
+    vlad_close(S);
+}
+
 int main(void)
 {
     test_set_heap_limit();
@@ -151,5 +200,7 @@ int main(void)
 
     check_after_oom_in_child(S);
     vlad_close(S);
+
+    test_stack_pages_released();   /* last: it grows the peak heap */
     return CHECK_DONE();
 }

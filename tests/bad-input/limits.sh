@@ -72,6 +72,22 @@ check wide-application 1 \
     "wide-application.vlad:1:1: error: procedure too large to compile (more than 60000 registers)" \
     "" wide-application.vlad
 
+# Liveness and register use of long forms (R2): the compiler's liveness
+# analysis took memory O(instructions x registers) (1.26 GB for a list
+# form of 29,000 numbers, 607 MB for a call of 20,000 calls); it is
+# linear now, so these fit in a 64 MB heap.  A long list form takes two
+# registers, so 100,000 elements work; 100,000 script arguments are
+# bound as a list directly (31,000 failed: "procedure too large").
+gen long-list-form.vlad '"(length (list " + " ".join(str(i) for i in range(29000)) + "))\n"'
+check long-list-form 0 - 29000 --heap-limit 64M long-list-form.vlad
+gen longer-list-form.vlad '"(let ((y 2)) (reduce + 0 (cons* " + "y " * 100000 + "(list 1))))\n"'
+check longer-list-form 0 - 200001 --heap-limit 64M longer-list-form.vlad
+gen wide-calls.vlad '"(define (g x) x)\n(define (f l) (car l))\n(f " + " ".join("(g %d)" % i for i in range(1, 20001)) + ")\n"'
+check wide-calls 0 - 1 --heap-limit 64M wide-calls.vlad
+gen many-arguments.vlad '"(length arguments)\n(reduce + 0 arguments)\n"'
+check many-arguments 0 - "100000
+5000050000" --heap-limit 64M many-arguments.vlad $(seq 1 100000)
+
 # A quoted list of 1,000,000 elements on one 2 MB line.
 gen long-line.vlad '"(length (quote (" + "1 " * 1000000 + ")))\n"'
 check long-line 0 - 1000000 long-line.vlad
