@@ -554,6 +554,10 @@ VLAD_API_LINK = -no-install
 %canon_reldir%_api_test_api_args_CPPFLAGS = $(VLAD_API_INCLUDES)
 %canon_reldir%_api_test_api_args_LDADD = $(VLAD_API_LINKLIBS)
 %canon_reldir%_api_test_api_args_LDFLAGS = $(VLAD_API_LINK)
+%canon_reldir%_api_test_api_locale_SOURCES = %reldir%/api/test-api-locale.c %reldir%/api/apitest.h
+%canon_reldir%_api_test_api_locale_CPPFLAGS = $(VLAD_API_INCLUDES)
+%canon_reldir%_api_test_api_locale_LDADD = $(VLAD_API_LINKLIBS)
+%canon_reldir%_api_test_api_locale_LDFLAGS = $(VLAD_API_LINK)
 
 examples_embed_minimal_SOURCES = examples/embed/minimal.c
 examples_embed_minimal_CPPFLAGS = $(VLAD_API_INCLUDES)
@@ -574,6 +578,10 @@ examples_embed_timeslice_LDFLAGS = $(VLAD_API_LINK)
 
 check_PROGRAMS += $(VLAD_API_TESTS) $(VLAD_EMBED_EXAMPLES)
 
+## test-api-locale runs under a decimal-comma locale that locale.sh
+## compiles (W4): built here, run by locale.sh.
+check_PROGRAMS += %reldir%/api/test-api-locale
+
 ## header.sh: vlad.h alone under C99 -pedantic and C++; valgrind-leaks.sh:
 ## create/use/destroy cycles under valgrind (skipped, 77, without valgrind
 ## or in the sanitizer build).
@@ -581,9 +589,11 @@ TESTS += \
 	$(VLAD_API_TESTS) \
 	$(VLAD_EMBED_EXAMPLES) \
 	%reldir%/api/header.sh \
-	%reldir%/api/valgrind-leaks.sh
+	%reldir%/api/valgrind-leaks.sh \
+	%reldir%/api/locale.sh
 
 EXTRA_DIST += \
 	%reldir%/api/header.sh \
 	%reldir%/api/valgrind-leaks.sh \
+	%reldir%/api/locale.sh \
 	%reldir%/api/boehm.supp

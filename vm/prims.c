@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "parser/cnum.h"
 #include "vm/ad.h"
 #include "vm/cont.h"
 #include "vm/cpj.h"
@@ -350,7 +351,7 @@ static int parse_real(const char *s, double *out)
     }
     if (*p != '\0')
         return 0;
-    *out = strtod(s, NULL);
+    *out = vl_cnum_strtod(s, NULL);
     return 1;
 }
 
