@@ -149,6 +149,17 @@ VLAD_API const VladError *vlad_last_error(VladState *S);
    [never fails] */
 VLAD_API void vlad_interrupt(VladState *S);
 
+/* Hand the output VLAD code has written and libvlad still holds to
+   VladConfig.write now.  libvlad buffers output (8 KB) and flushes it by
+   itself when the buffer is full, every 4096 steps while code runs,
+   before read-real waits for input, and when each top-level form and
+   each call of the API ends (also on an error or an interrupt); a host
+   needs this call only to order VLAD's output before its own, e.g. in a
+   host primitive that prints.  Allowed while the state runs (from a host
+   primitive or the write callback) but, like every call, only from the
+   thread using the state.  [never fails] */
+VLAD_API void vlad_flush(VladState *S);
+
 /* Apply the procedure 'fn' to 'arg' as one top-level evaluation (step
    limit, statistics and error reporting as for vlad_eval_string).
    '*out' (if not NULL) receives the result, or the empty list on error.

@@ -473,6 +473,7 @@ VLAD_REPL_TESTS = \
 	%reldir%/repl/editing.py \
 	%reldir%/repl/history.py \
 	%reldir%/repl/interrupt.py \
+	%reldir%/repl/output.py \
 	%reldir%/repl/options.py
 
 TESTS += $(VLAD_REPL_TESTS)

@@ -4,7 +4,8 @@
  * Cells are found by symbol id in two arrays (prelude and user
  * environments) that grow with the symbol table.  A user cell starts as a
  * copy of the prelude cell of the same name (see vm/state.h).  Output is
- * buffered here and handed to the host's write callback.
+ * buffered here and handed to the host's write callback (the flush policy
+ * is in vm/state.h).
  */
 #include "config.h"
 #include "vm/state.h"
@@ -77,15 +78,16 @@ Global *vl_state_user_cell(VladState *S, Symbol *name)
 
 void vl_state_flush(VladState *S)
 {
-    if (S->nout == 0)
+    size_t n = S->nout;
+    if (n == 0)
         return;
+    S->nout = 0;        /* first: the callback may call vlad_flush */
     if (S->config.write != NULL) {
-        S->config.write(S->config.userdata, S->out, S->nout);
+        S->config.write(S->config.userdata, S->out, n);
     } else {
-        fwrite(S->out, 1, S->nout, stdout);
+        fwrite(S->out, 1, n, stdout);
         fflush(stdout);
     }
-    S->nout = 0;
 }
 
 void vl_state_write(VladState *S, const char *text, size_t len)
