@@ -507,7 +507,8 @@ VLAD_API_TESTS = \
 	%reldir%/api/test-api-heap \
 	%reldir%/api/test-api-cycle \
 	%reldir%/api/test-api-threads \
-	%reldir%/api/test-api-args
+	%reldir%/api/test-api-args \
+	%reldir%/api/test-api-io
 
 VLAD_EMBED_EXAMPLES = \
 	examples/embed/minimal \
@@ -555,6 +556,10 @@ VLAD_API_LINK = -no-install
 %canon_reldir%_api_test_api_args_CPPFLAGS = $(VLAD_API_INCLUDES)
 %canon_reldir%_api_test_api_args_LDADD = $(VLAD_API_LINKLIBS)
 %canon_reldir%_api_test_api_args_LDFLAGS = $(VLAD_API_LINK)
+%canon_reldir%_api_test_api_io_SOURCES = %reldir%/api/test-api-io.c %reldir%/api/apitest.h
+%canon_reldir%_api_test_api_io_CPPFLAGS = $(VLAD_API_INCLUDES)
+%canon_reldir%_api_test_api_io_LDADD = $(VLAD_API_LINKLIBS)
+%canon_reldir%_api_test_api_io_LDFLAGS = $(VLAD_API_LINK)
 %canon_reldir%_api_test_api_locale_SOURCES = %reldir%/api/test-api-locale.c %reldir%/api/apitest.h
 %canon_reldir%_api_test_api_locale_CPPFLAGS = $(VLAD_API_INCLUDES)
 %canon_reldir%_api_test_api_locale_LDADD = $(VLAD_API_LINKLIBS)

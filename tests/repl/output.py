@@ -272,6 +272,23 @@ t.check("a program printing forever to /dev/full is stopped",
 t.check("nothing written, standard output closed: success",
         nothing_written_closed_stdout)
 t.check("standard input closed: read-real sees its end", closed_stdin)
+def dev_zero():
+    # endless NUL bytes: before W2 read-real looped forever in one step
+    e = dict(os.environ)
+    e.update(vlpty.VLAD_ENV)
+    with open("/dev/zero", "rb") as zero:
+        try:
+            p = subprocess.run([vlpty.VLAD, "-e", "(read-real 0)"],
+                               stdin=zero, env=e, capture_output=True,
+                               text=True, timeout=vlpty.TIMEOUT)
+        except subprocess.TimeoutExpired:
+            raise Failure("read-real of /dev/zero did not stop")
+    expect_in("stderr", "error: read-real: a token longer than 4096 bytes "
+              "in the input, starting '\\x00\\x00", p.stderr)
+    expect_equal("status", p.returncode, 1)
+
+
+t.check("read-real of /dev/zero stops with an error", dev_zero)
 t.check("reader gone, SIGPIPE default: killed quietly", broken_pipe(False))
 t.check("reader gone, SIGPIPE ignored: write error", broken_pipe(True))
 t.finish()
