@@ -424,23 +424,30 @@ static Value read_real(VladState *S)
     if (c < 0)
         vl_except_runtime(S, VLAD_ERR_RUNTIME,
                           "read-real: end of input");
-    StrBuf tok;
-    vl_buf_init(&tok);
+    /* the token, in 'small' until it outgrows it */
+    char small[128], *tok = small;
+    size_t n = 0, cap = sizeof small;
     while (c >= 0 && !is_space(c)) {
-        char ch = (char)c;
-        if (tok.len == READ_REAL_MAX)
+        if (n == READ_REAL_MAX)
             vl_except_runtime(S, VLAD_ERR_RUNTIME,
                               "read-real: a token longer than %d bytes in "
                               "the input, starting '%s'", READ_REAL_MAX,
-                              token_text(tok.data, tok.len));
-        vl_buf_add(&tok, &ch, 1);
+                              token_text(tok, n));
+        if (n + 1 == cap) {
+            char *t = vl_gc_alloc_atomic(cap * 2);
+            memcpy(t, tok, n);
+            tok = t;
+            cap *= 2;
+        }
+        tok[n++] = (char)c;
         c = input_byte(S);
     }
+    tok[n] = '\0';
     double x;
-    if (memchr(tok.data, '\0', tok.len) != NULL || !parse_real(tok.data, &x))
+    if (memchr(tok, '\0', n) != NULL || !parse_real(tok, &x))
         vl_except_runtime(S, VLAD_ERR_RUNTIME,
                           "read-real: expected a real in the input, got "
-                          "'%s'", token_text(tok.data, tok.len));
+                          "'%s'", token_text(tok, n));
     return vl_num(x);
 }
 
