@@ -12,6 +12,7 @@ stops a read-real waiting for input.  Signals are sent at arbitrary
 moments: the checks hold wherever the program stands."""
 
 import os
+import pty
 import re
 import select
 import signal
@@ -251,7 +252,43 @@ def repl_read_real_ctrl_c():
     expect_equal("status", v.wait(), 0)
 
 
+def repl_write_error():
+    # the REPL on a terminal, its standard output /dev/full: the first
+    # value ends the session with the write error on stderr (a pty)
+    m, s = pty.openpty()
+    e = dict(os.environ)
+    e.update(vlpty.VLAD_ENV)
+    e["HOME"] = t.tmp
+    with open("/dev/full", "w") as full:
+        p = subprocess.Popen([vlpty.VLAD, "-q"], stdin=s, stdout=full,
+                             stderr=s, env=e)
+    os.close(s)
+    os.write(m, b"(+ 1 2)\r")
+    err = b""
+    deadline = time.monotonic() + vlpty.TIMEOUT
+    while (not re.search(rb"write error.*\n", err)
+           and time.monotonic() < deadline):
+        r, _, _ = select.select([m], [], [], 0.1)
+        if r:
+            try:
+                err += os.read(m, 4096)
+            except OSError:
+                break
+    try:
+        st = p.wait(timeout=vlpty.TIMEOUT)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        raise Failure("the REPL went on after the write error: %r" % err)
+    finally:
+        os.close(m)
+    # the terminal echoes the input; then the message
+    expect_in("the terminal", "\nvlad: write error: No space left on "
+              "device\n", err.decode().replace("\r", ""))
+    expect_equal("status", st, 1)
+
+
 t.check("output inside a long form appears while it runs", live)
+t.check("REPL with standard output /dev/full", repl_write_error)
 t.check("REPL: Ctrl-C while read-real waits", repl_read_real_ctrl_c)
 t.check("output appears before read-real waits; a signal ends the wait",
         prompt_before_read)
