@@ -264,12 +264,12 @@ static void test_bad_tokens(VladState *S)
     CHECK_CONTAINS(vlad_last_error(S)->message,
                    "a token longer than 4096 bytes in the input, starting "
                    "'7777777777777777777777777777777777777777...'");
-    free(text);
     /* the rest of the line is still there */
     VladValue v;
     CHECK_STATUS(S, vlad_eval_string(S, "(read-real 0)", "io", &v),
                  VLAD_OK);
     CHECK(vlad_to_number(v) == 5);
+    free(text);
 }
 
 /* NUL bytes in the input, which strlen cannot hand over: a reader of
