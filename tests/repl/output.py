@@ -30,13 +30,20 @@ LOOP = ("(define (loop i n) (if (= i n) i"
 
 
 def start(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-          pipe_ignored=False):
+          pipe_ignored=False, int_ignored=False):
+    """vlad with SIGINT, SIGTERM and SIGHUP at their defaults (make may
+    run the tests as a background job, which ignores SIGINT), or SIGPIPE
+    or SIGINT ignored."""
     e = dict(os.environ)
     e.update(vlpty.VLAD_ENV)
-    pre = None
-    if pipe_ignored:
-        def pre():
+
+    def pre():
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, signal.SIG_DFL)
+        if pipe_ignored:
             signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+        if int_ignored:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
     return subprocess.Popen([vlpty.VLAD] + list(args), stdin=stdin,
                             stdout=stdout, stderr=subprocess.PIPE, env=e,
                             preexec_fn=pre)
@@ -149,6 +156,20 @@ def signal_ends_script(sig):
         if n <= 1000:
             raise Failure("only %d numbers" % n)
     return check
+
+
+def sigint_ignored():
+    # started with SIGINT ignored (a background job): it stays ignored
+    p = start(["-e", LOOP, "-e", "(loop 0 -1)"], int_ignored=True)
+    got = read_until(p, rb"\n1000\n")
+    p.send_signal(signal.SIGINT)
+    got = read_until(p, rb"\n%d\n" % (int(got.split(b"\n")[-2]) + 5000),
+                     got)
+    p.send_signal(signal.SIGTERM)
+    out, err, st = finish(p, got)
+    numbers(out)
+    expect_equal("status", st, -signal.SIGTERM)
+    expect_equal("stderr", err, "")
 
 
 def sighup_script_file():
@@ -297,6 +318,7 @@ t.check("SIGINT: all output written, the interrupt shown, killed by SIGINT",
 t.check("SIGTERM: all output written, nothing said, killed by SIGTERM",
         signal_ends_script(signal.SIGTERM))
 t.check("SIGHUP ends a script file the same way", sighup_script_file)
+t.check("SIGINT ignored when vlad starts stays ignored", sigint_ignored)
 t.check("-e to /dev/full", write_error(["-e", "(+ 1 2)"]))
 t.check("-e with standard output closed",
         write_error(["-e", "(+ 1 2)"], reason="Bad file descriptor",
