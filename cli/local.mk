@@ -8,6 +8,7 @@ vlad_SOURCES = \
 	%reldir%/main.c \
 	%reldir%/meta.c %reldir%/meta.h \
 	%reldir%/options.c %reldir%/options.h \
+	%reldir%/output.c %reldir%/output.h \
 	%reldir%/progress.c %reldir%/progress.h \
 	%reldir%/repl.c %reldir%/repl.h \
 	%reldir%/session.c %reldir%/session.h \

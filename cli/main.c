@@ -7,12 +7,16 @@
  * the expressions given with -e, or, with neither, reads a program from
  * standard input: interactively through the REPL (cli/repl.c) when it is
  * a terminal, else (or with FILE "-") as a whole script.  The options are
- * parsed by cli/options.c.  Exit status: 0 on success, 1 on a VLAD error,
- * 2 on bad usage.  Numeric ARGS after FILE are bound to the global
+ * parsed by cli/options.c.  Exit status: 0 on success, 1 on a VLAD error
+ * or a failed write to standard output ("vlad: write error: ...",
+ * cli/output.c), 2 on bad usage; a script ended by SIGINT, SIGTERM or
+ * SIGHUP first writes all its output, then dies of the signal
+ * (cli/signals.h).  Numeric ARGS after FILE are bound to the global
  * 'arguments' as a list of reals.
  */
 #include "config.h"
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,19 +24,27 @@
 #include <unistd.h>
 #include "include/vlad.h"
 #include "cli/options.h"
+#include "cli/output.h"
 #include "cli/progress.h"
 #include "cli/repl.h"
 #include "cli/session.h"
+#include "cli/signals.h"
 #include "cli/stats.h"
 
+/* The outcome of an evaluation of a script: 0 to go on.  A write error
+   (said by vl_output_finish at the end) or a signal (the program dies of
+   it) ends the script; the interrupt a Ctrl-C made is shown with its
+   backtrace, as in the REPL, but not the one of SIGTERM or SIGHUP. */
 static int report(VladState *S, VladStatus st)
 {
     vl_progress_end();
-    if (st == VLAD_OK)
-        return 0;
-    fflush(stdout);
-    fputs(vlad_last_error(S)->text, stderr);
-    return 1;
+    int sig = vl_signals_caught();
+    if (st != VLAD_OK && vl_output_error() == 0
+        && (sig == 0 || sig == SIGINT)) {
+        fflush(stdout);
+        fputs(vlad_last_error(S)->text, stderr);
+    }
+    return st != VLAD_OK || sig != 0 || vl_output_error() != 0;
 }
 
 /* Read all of standard input. */
@@ -86,6 +98,10 @@ static int define_arguments(VladState *S, char **args, int nargs)
 static int run_stdin_script(VladState *S)
 {
     char *src = read_stdin();
+    if (vl_signals_caught()) {
+        free(src);
+        return 1;
+    }
     if (src == NULL) {
         fprintf(stderr, "vlad: cannot read standard input\n");
         return 1;
@@ -97,13 +113,15 @@ static int run_stdin_script(VladState *S)
 
 int main(int argc, char **argv)
 {
+    vl_output_reserve_fds();
     VlOptions o;
     int parsed = vl_options_parse(argc, argv, &o);
     if (parsed != VL_OPTIONS_RUN) {
         vl_options_free(&o);
         if (parsed < 0)
             fprintf(stderr, "vlad: out of memory\n");
-        return parsed == VL_OPTIONS_EXIT ? 0 : parsed < 0 ? 1 : 2;
+        return parsed == VL_OPTIONS_EXIT ? vl_output_finish()
+               : parsed < 0 ? 1 : 2;
     }
 
     VladConfig config;
@@ -121,6 +139,10 @@ int main(int argc, char **argv)
                         "prelude)\n");
         return 1;
     }
+    vl_output_attach(S);
+    int repl = o.nexprs == 0 && o.file == NULL && isatty(STDIN_FILENO);
+    if (!repl)
+        vl_signals_script(S);
     /* set after the prelude is loaded, which the limit must not fail */
     if ((uint64_t)o.heap_limit > SIZE_MAX)
         o.heap_limit = (int64_t)(SIZE_MAX >> 1);
@@ -150,7 +172,7 @@ int main(int argc, char **argv)
                                                 NULL));
     } else if (o.file != NULL && strcmp(o.file, "-") != 0) {
         status = report(S, vlad_eval_file(S, o.file, NULL));
-    } else if (o.file == NULL && isatty(STDIN_FILENO)) {
+    } else if (repl) {
         VlSession session;
         memset(&session, 0, sizeof session);
         session.S = S;
@@ -170,7 +192,11 @@ int main(int argc, char **argv)
         vl_stats_print_run(stderr, &st, vl_now_seconds() - t0);
     }
     fflush(stdout);
+    vl_output_attach(NULL);
     vlad_close(S);
     vl_options_free(&o);
+    if (vl_output_finish())
+        status = 1;
+    vl_signals_die();
     return status;
 }

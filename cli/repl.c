@@ -30,6 +30,7 @@
 #include <unistd.h>
 #include "cli/input.h"
 #include "cli/meta.h"
+#include "cli/output.h"
 #include "cli/signals.h"
 
 #ifdef HAVE_READLINE
@@ -486,7 +487,7 @@ int vl_repl_run(VlSession *s)
     if (!input_add(&in, ""))
         return 1;
     input_clear(&in);
-    while (!s->quit) {
+    while (!s->quit && vl_output_error() == 0) {
         char prompt[32];
         vl_input_prompt(prompt, sizeof prompt, in.text);
         at_first_line = in.len == 0;
@@ -540,5 +541,5 @@ int vl_repl_run(VlSession *s)
     vl_signals_restore();
     readline_close();
     free(in.text);
-    return 0;
+    return vl_output_error() != 0;
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include "cli/input.h"
+#include "cli/output.h"
 #include "cli/progress.h"
 #include "cli/signals.h"
 
@@ -92,10 +93,8 @@ static int muted;
 void vl_session_write(void *userdata, const char *text, size_t len)
 {
     (void)userdata;
-    if (!muted) {
-        fwrite(text, 1, len, stdout);
-        fflush(stdout);
-    }
+    if (!muted)
+        vl_output_write(text, len);
 }
 
 /* A procedure that takes n steps, to consume an interrupt left pending by
@@ -168,7 +167,10 @@ static VladStatus run(VlSession *s, Run *r, int flags)
             printf("%s\n", vlad_to_string(S, r->value));
     }
     fflush(stdout);
-    if (st != VLAD_OK) {
+    if (st != VLAD_OK && vl_output_error() != 0) {
+        /* the write error stopped it: the REPL ends (vl_repl_run) and
+           vlad says "write error" */
+    } else if (st != VLAD_OK) {
         if (st == VLAD_ERR_INTERRUPTED)
             fputc('\n', stderr);
         fputs(vlad_last_error(S)->text, stderr);

@@ -1,10 +1,14 @@
 /*
- * cli/signals.c -- SIGINT and SIGWINCH in the REPL
+ * cli/signals.c -- SIGINT and SIGWINCH in the REPL; SIGINT, SIGTERM and
+ * SIGHUP in scripts
  *
  * The handlers only set flags or call vlad_interrupt, which is safe in a
  * signal handler.  The REPL's input loop (cli/repl.c) looks at the flags
  * when a read is interrupted: SIGINT at the prompt clears the line,
- * SIGWINCH makes readline measure the terminal again.
+ * SIGWINCH makes readline measure the terminal again.  In a script the
+ * signals that end the program first stop the evaluation, whose output
+ * libvlad then flushes, and cli/main.c dies of the signal afterwards
+ * (vl_signals_die).
  */
 #include "config.h"
 #include "cli/signals.h"
@@ -13,6 +17,8 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 static VladState *volatile armed_state;
@@ -109,4 +115,59 @@ ssize_t vl_signals_read(int fd, void *buf, size_t n)
         if (r >= 0 || errno != EINTR)
             return r < 0 ? -1 : r;
     }
+}
+
+/* ===== Scripts ===== */
+
+static const int script_signals[] = {SIGINT, SIGTERM, SIGHUP};
+static VladState *volatile script_state;
+static volatile sig_atomic_t script_caught;
+
+static void on_script_signal(int sig)
+{
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);         /* the next one kills */
+    if (!script_caught)
+        script_caught = sig;
+    if (script_state != NULL)
+        vlad_interrupt(script_state);
+}
+
+void vl_signals_script(VladState *S)
+{
+    script_state = S;
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0;            /* no SA_RESTART: reads return EINTR */
+    sa.sa_handler = on_script_signal;
+    for (size_t i = 0; i < sizeof script_signals / sizeof *script_signals;
+         i++) {
+        int sig = script_signals[i];
+        if (sigaction(sig, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(sig, &sa, NULL);
+    }
+}
+
+int vl_signals_caught(void)
+{
+    return script_caught;
+}
+
+void vl_signals_die(void)
+{
+    int sig = script_caught;
+    if (sig == 0)
+        return;
+    fflush(stdout);
+    fflush(stderr);
+    signal(sig, SIG_DFL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+    raise(sig);
 }

@@ -1,5 +1,6 @@
 /*
- * cli/signals.h -- SIGINT and SIGWINCH in the REPL
+ * cli/signals.h -- SIGINT and SIGWINCH in the REPL; SIGINT, SIGTERM and
+ * SIGHUP in scripts
  */
 #ifndef VL_CLI_SIGNALS_H
 #define VL_CLI_SIGNALS_H
@@ -27,5 +28,21 @@ ssize_t vl_signals_read(int fd, void *buf, size_t n);
 /* Whether a SIGINT (resp. SIGWINCH) was noted since the last call. */
 int vl_signals_take_sigint(void);
 int vl_signals_take_winch(void);
+
+/* Scripts (a file, -e, standard input; not the REPL): SIGINT, SIGTERM
+   and SIGHUP, unless ignored when the program started, stop the
+   evaluation running on 'S' (vlad_interrupt), so that libvlad hands all
+   output written before the signal over; the first such signal also
+   restores its default action, so a second one kills at once.  No
+   SA_RESTART: a read-real waiting for input stops too. */
+void vl_signals_script(VladState *S);
+
+/* The signal vl_signals_script caught first, or 0. */
+int vl_signals_caught(void);
+
+/* If a signal was caught: die of it, with its default action (so the
+   exit status says which signal ended the program, as for any program
+   killed by it); returns only if that does not end the process. */
+void vl_signals_die(void);
 
 #endif

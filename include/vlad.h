@@ -83,10 +83,14 @@ typedef struct VladError {
 
 /* Configuration of a new state; initialise with vlad_config_init. */
 typedef struct VladConfig {
-    /* Receives everything VLAD code prints.  NULL: standard output. */
+    /* Receives everything VLAD code prints, never a part of one write
+       (so whole lines from write and write-real), at the latest 4096
+       steps after it was written (see vlad_flush).  NULL: standard
+       output (write errors ignored). */
     void (*write)(void *userdata, const char *text, size_t len);
     /* Supplies text for read-real: fill 'buf' (at most 'cap' bytes) and
-       return the number of bytes, 0 at end of input.  A count over 'cap'
+       return the number of bytes, 0 at end of input (for good).  Called
+       after the output so far was handed to 'write'.  A count over 'cap'
        (say (size_t)-1) is an input error of read-real (VLAD_ERR_IO);
        nothing past 'cap' is read.  NULL: standard input. */
     size_t (*read)(void *userdata, char *buf, size_t cap);
@@ -155,6 +159,17 @@ VLAD_API const VladError *vlad_last_error(VladState *S);
    during never checked (it returned first) is dropped when it returns.
    [never fails] */
 VLAD_API void vlad_interrupt(VladState *S);
+
+/* Hand the output VLAD code has written and libvlad still holds to
+   VladConfig.write now.  libvlad buffers output (8 KB) and flushes it by
+   itself when the buffer is full, every 4096 steps while code runs,
+   before read-real waits for input, and when each top-level form and
+   each call of the API ends (also on an error or an interrupt); a host
+   needs this call only to order VLAD's output before its own, e.g. in a
+   host primitive that prints.  Allowed while the state runs (from a host
+   primitive or the write callback) but, like every call, only from the
+   thread using the state.  [never fails] */
+VLAD_API void vlad_flush(VladState *S);
 
 /* Apply the procedure 'fn' to 'arg' as one top-level evaluation (step
    limit, statistics and error reporting as for vlad_eval_string).

@@ -6,17 +6,17 @@
  * datum nested a million levels deep prints without deep C recursion, and
  * it stops as soon as the output passes the byte limit.  Numbers print in
  * the shortest of %.15g, %.16g and %.17g that reads back to the same double,
- * always with '.' as the decimal point whatever the C locale says.
+ * always with '.' as the decimal point whatever the locale (parser/cnum.h).
  */
 #include "config.h"
 #include "parser/datum.h"
 
 #include <limits.h>
-#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "parser/cnum.h"
 
 /* ---------------------------------------------------------------------
  * Constructors
@@ -125,20 +125,6 @@ static void puts_(Out *o, const char *s)
     put(o, s, strlen(s));
 }
 
-/* Replace the C locale's decimal point (when it is not ".") by ".". */
-static void fix_decimal_point(char *buf)
-{
-    const char *dp = localeconv()->decimal_point;
-    size_t n = strlen(dp);
-    if (n == 0 || strcmp(dp, ".") == 0)
-        return;
-    char *p = strstr(buf, dp);
-    if (p == NULL)
-        return;
-    *p = '.';
-    memmove(p + 1, p + n, strlen(p + n) + 1);
-}
-
 /* Format 'x' as the shortest of %.15g/%.16g/%.17g that reads back to 'x'
    (%.17g always does). */
 static void format_num(char *buf, size_t size, double x)
@@ -151,12 +137,7 @@ static void format_num(char *buf, size_t size, double x)
         snprintf(buf, size, x > 0 ? "+inf.0" : "-inf.0");
         return;
     }
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(buf, size, "%.*g", prec, x);
-        if (prec == 17 || strtod(buf, NULL) == x)
-            break;
-    }
-    fix_decimal_point(buf);
+    vl_cnum_shortest(buf, size, x, 15);
 }
 
 static void put_string_literal(Out *o, const char *s)

@@ -16,6 +16,7 @@ libvlad_core_la_SOURCES += \
 	%reldir%/ast.c %reldir%/ast.h \
 	%reldir%/expand.c %reldir%/expand.h \
 	%reldir%/cstack.c %reldir%/cstack.h \
+	%reldir%/cnum.c %reldir%/cnum.h \
 	%reldir%/scanner.h \
 	%reldir%/parser.y \
 	%reldir%/lexer.l

@@ -7,10 +7,12 @@
 # libc6-dev is listed because gcc only recommends it, and recommended
 # packages are not installed here.  clang and its libFuzzer runtime
 # (libclang-rt-dev) build the fuzz harnesses of make check (doc/hardening.md).
+# locales holds the sources from which tests/api/locale.sh compiles a
+# decimal-comma locale (de_DE.UTF-8) with localedef.
 
 set -e
 
-PACKAGES="autoconf automake libtool pkgconf bison flex libgc-dev
+PACKAGES="autoconf automake libtool pkgconf bison flex libgc-dev locales
 libreadline-dev make gcc libc6-dev python3 time valgrind clang libclang-rt-dev"
 
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then

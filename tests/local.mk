@@ -487,6 +487,7 @@ VLAD_REPL_TESTS = \
 	%reldir%/repl/editing.py \
 	%reldir%/repl/history.py \
 	%reldir%/repl/interrupt.py \
+	%reldir%/repl/output.py \
 	%reldir%/repl/options.py
 
 TESTS += $(VLAD_REPL_TESTS)
@@ -527,7 +528,8 @@ VLAD_API_TESTS = \
 	%reldir%/api/test-api-backtrace \
 	%reldir%/api/test-api-hangs \
 	%reldir%/api/test-api-small-stack \
-	%reldir%/api/test-api-include
+	%reldir%/api/test-api-include \
+	%reldir%/api/test-api-io
 
 VLAD_EMBED_EXAMPLES = \
 	examples/embed/minimal \
@@ -603,6 +605,14 @@ VLAD_API_LINK = -no-install
 %canon_reldir%_api_test_api_include_CPPFLAGS = $(VLAD_API_INCLUDES)
 %canon_reldir%_api_test_api_include_LDADD = $(VLAD_API_LINKLIBS) -lpthread
 %canon_reldir%_api_test_api_include_LDFLAGS = $(VLAD_API_LINK)
+%canon_reldir%_api_test_api_io_SOURCES = %reldir%/api/test-api-io.c %reldir%/api/apitest.h
+%canon_reldir%_api_test_api_io_CPPFLAGS = $(VLAD_API_INCLUDES)
+%canon_reldir%_api_test_api_io_LDADD = $(VLAD_API_LINKLIBS)
+%canon_reldir%_api_test_api_io_LDFLAGS = $(VLAD_API_LINK)
+%canon_reldir%_api_test_api_locale_SOURCES = %reldir%/api/test-api-locale.c %reldir%/api/apitest.h
+%canon_reldir%_api_test_api_locale_CPPFLAGS = $(VLAD_API_INCLUDES)
+%canon_reldir%_api_test_api_locale_LDADD = $(VLAD_API_LINKLIBS)
+%canon_reldir%_api_test_api_locale_LDFLAGS = $(VLAD_API_LINK)
 
 examples_embed_minimal_SOURCES = examples/embed/minimal.c
 examples_embed_minimal_CPPFLAGS = $(VLAD_API_INCLUDES)
@@ -623,6 +633,10 @@ examples_embed_timeslice_LDFLAGS = $(VLAD_API_LINK)
 
 check_PROGRAMS += $(VLAD_API_TESTS) $(VLAD_EMBED_EXAMPLES)
 
+## test-api-locale runs under a decimal-comma locale that locale.sh
+## compiles (W4): built here, run by locale.sh.
+check_PROGRAMS += %reldir%/api/test-api-locale
+
 ## header.sh: vlad.h alone under C99 -pedantic and C++; valgrind-leaks.sh:
 ## create/use/destroy cycles under valgrind (skipped, 77, without valgrind
 ## or in the sanitizer build).
@@ -630,9 +644,11 @@ TESTS += \
 	$(VLAD_API_TESTS) \
 	$(VLAD_EMBED_EXAMPLES) \
 	%reldir%/api/header.sh \
-	%reldir%/api/valgrind-leaks.sh
+	%reldir%/api/valgrind-leaks.sh \
+	%reldir%/api/locale.sh
 
 EXTRA_DIST += \
 	%reldir%/api/header.sh \
 	%reldir%/api/valgrind-leaks.sh \
+	%reldir%/api/locale.sh \
 	%reldir%/api/boehm.supp

@@ -22,5 +22,5 @@ libvlad_core_la_SOURCES += \
 	%reldir%/toplevel.c %reldir%/toplevel.h \
 	%reldir%/features.h
 
-libvlad_la_SOURCES += %reldir%/api.c %reldir%/apivalue.c \
+libvlad_la_SOURCES += %reldir%/api.c %reldir%/apivalue.c %reldir%/apiio.c \
 	%reldir%/apihost.c %reldir%/apiconv.h

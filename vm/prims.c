@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "parser/cnum.h"
 #include "vm/ad.h"
 #include "vm/cont.h"
 #include "vm/cpj.h"
@@ -281,12 +282,16 @@ static Value p_write_real(VladState *S, Value *args)
     return args[0];
 }
 
+static void stop_if_interrupted(VladState *S);
+
 /* Next byte of input, or -1 at its end. */
 static int input_byte(VladState *S)
 {
     if (S->in_pos == S->in_len) {
         if (S->in_eof)
             return -1;
+        vl_state_flush(S);          /* a prompt shows before the wait */
+        stop_if_interrupted(S);
         if (S->in_buf == NULL)
             S->in_buf = vl_gc_alloc_atomic(4096);
         size_t n;
@@ -301,7 +306,8 @@ static int input_byte(VladState *S)
             ssize_t r;
             do
                 r = read(0, S->in_buf, 4096);
-            while (r < 0 && errno == EINTR);
+            while (r < 0 && errno == EINTR && !S->interrupt);
+            stop_if_interrupted(S);
             n = r > 0 ? (size_t)r : 0;
         }
         if (n == 0) {
@@ -351,7 +357,7 @@ static int parse_real(const char *s, double *out)
     }
     if (*p != '\0')
         return 0;
-    *out = strtod(s, NULL);
+    *out = vl_cnum_strtod(s, NULL);
     return 1;
 }
 
@@ -368,28 +374,81 @@ static Value p_read_real(VladState *S, Value *args)
     return v;
 }
 
+/* read-real reads a token of at most this many bytes (doc/reference.md):
+   the exact decimal expansion of any double fits with room to spare */
+#define READ_REAL_MAX 4096
+
+/* A vlad_interrupt request (a Ctrl-C) stops a read-real that is waiting
+   for input or skipping it.  Unlike the VM's poll this leaves no
+   checkpoint: the input read so far is gone. */
+static void stop_if_interrupted(VladState *S)
+{
+    if (!S->interrupt)
+        return;
+    S->interrupt = 0;
+    vl_except_runtime(S, VLAD_ERR_INTERRUPTED,
+                      "read-real: interrupted while reading input");
+}
+
+/* A token for a message: its first 40 bytes, those outside printable
+   ASCII as \xNN, and "..." when it is longer. */
+static const char *token_text(const char *s, size_t n)
+{
+    StrBuf b;
+    vl_buf_init(&b);
+    for (size_t i = 0; i < n && i < 40; i++) {
+        unsigned char c = (unsigned char)s[i];
+        char esc[8];
+        if (c >= 0x20 && c < 0x7f && c != '\\')
+            vl_buf_add(&b, &s[i], 1);
+        else {
+            snprintf(esc, sizeof esc, "\\x%02x", c);
+            vl_buf_adds(&b, esc);
+        }
+    }
+    if (n > 40)
+        vl_buf_adds(&b, "...");
+    return b.data;
+}
+
+static int is_space(int c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
 static Value read_real(VladState *S)
 {
-    char tok[128];
-    size_t n = 0;
     int c;
     do
         c = input_byte(S);
-    while (c == ' ' || c == '\t' || c == '\n' || c == '\r');
+    while (is_space(c));
     if (c < 0)
         vl_except_runtime(S, VLAD_ERR_RUNTIME,
                           "read-real: end of input");
-    while (c >= 0 && c != ' ' && c != '\t' && c != '\n' && c != '\r') {
-        if (n + 1 < sizeof tok)
-            tok[n++] = (char)c;
+    /* the token, in 'small' until it outgrows it */
+    char small[128], *tok = small;
+    size_t n = 0, cap = sizeof small;
+    while (c >= 0 && !is_space(c)) {
+        if (n == READ_REAL_MAX)
+            vl_except_runtime(S, VLAD_ERR_RUNTIME,
+                              "read-real: a token longer than %d bytes in "
+                              "the input, starting '%s'", READ_REAL_MAX,
+                              token_text(tok, n));
+        if (n + 1 == cap) {
+            char *t = vl_gc_alloc_atomic(cap * 2);
+            memcpy(t, tok, n);
+            tok = t;
+            cap *= 2;
+        }
+        tok[n++] = (char)c;
         c = input_byte(S);
     }
     tok[n] = '\0';
     double x;
-    if (!parse_real(tok, &x))
+    if (memchr(tok, '\0', n) != NULL || !parse_real(tok, &x))
         vl_except_runtime(S, VLAD_ERR_RUNTIME,
                           "read-real: expected a real in the input, got "
-                          "'%s'", tok);
+                          "'%s'", token_text(tok, n));
     return vl_num(x);
 }
 

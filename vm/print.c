@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "parser/cnum.h"
 #include "vm/cont.h"
 #include "vm/except.h"
 #include "vm/prims.h"
@@ -62,17 +63,13 @@ void vl_print_number(StrBuf *b, double x)
         return;
     }
     if (x == floor(x) && fabs(x) < 1e21) {
-        snprintf(buf, sizeof buf, "%.0f", x);
+        vl_cnum_snprintf(buf, sizeof buf, "%.0f", x);
         if (x == 0 && signbit(x))
             snprintf(buf, sizeof buf, "-0");
         vl_buf_adds(b, buf);
         return;
     }
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, sizeof buf, "%.*g", prec, x);
-        if (strtod(buf, NULL) == x)
-            break;
-    }
+    vl_cnum_shortest(buf, sizeof buf, x, 1);
     vl_buf_adds(b, buf);
 }
 

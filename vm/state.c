@@ -7,7 +7,8 @@
  * names starting with '%': the prelude's private helpers and the
  * checkpoint-*j driver's primitives, which user code (programs, the REPL,
  * vlad_get_global, vlad_call by name) must not reach.  Output is
- * buffered here and handed to the host's write callback.
+ * buffered here and handed to the host's write callback (the flush policy
+ * is in vm/state.h).
  */
 #include "config.h"
 #include "vm/state.h"
@@ -102,15 +103,16 @@ int vl_state_lookup(VladState *S, const char *name, Value *out)
 
 void vl_state_flush(VladState *S)
 {
-    if (S->nout == 0)
+    size_t n = S->nout;
+    if (n == 0)
         return;
+    S->nout = 0;        /* first: the callback may call vlad_flush */
     if (S->config.write != NULL) {
-        S->config.write(S->config.userdata, S->out, S->nout);
+        S->config.write(S->config.userdata, S->out, n);
     } else {
-        fwrite(S->out, 1, S->nout, stdout);
+        fwrite(S->out, 1, n, stdout);
         fflush(stdout);
     }
-    S->nout = 0;
 }
 
 void vl_state_write(VladState *S, const char *text, size_t len)

@@ -174,8 +174,16 @@ VL_INTERNAL Global *vl_state_user_cell(VladState *S, Symbol *name);
 VL_INTERNAL int vl_state_lookup(VladState *S, const char *name, Value *out);
 VL_INTERNAL Global *vl_state_prelude_cell(VladState *S, Symbol *name);
 
-/* Output through the host's write callback (buffered; flushed at the end
-   of each top-level form and before errors are reported). */
+/* Output through the host's write callback, buffered (8 KB) and flushed:
+   when the buffer is full, at every poll of the VM (each VL_POLL_QUANTUM
+   steps, vm/vm.c: so output waits at most that many steps while a
+   program runs), before read-real waits for input, at the end of each
+   top-level form and of each API call (errors included: after an
+   interrupt, all output before it has been written), and by vlad_flush
+   (include/vlad.h, doc/embedding.md).  A write is never split between
+   two calls of the callback, so each call gets whole lines (write and
+   write-real end theirs with a newline); a text longer than the buffer
+   is handed over on its own. */
 VL_INTERNAL void vl_state_write(VladState *S, const char *text, size_t len);
 VL_INTERNAL void vl_state_flush(VladState *S);
 

@@ -857,6 +857,8 @@ enter:
     if (VL_UNLIKELY(fuel <= 0)) {
         int64_t now = S->fuel_anchor - fuel;
         SAVE();
+        if (S->nout > 0)        /* output waits at most one poll */
+            vl_state_flush(S);
         if (S->interrupt) {
             vl_except_if_closed(S);     /* vlad_close from a callback */
             /* the whole evaluation becomes a checkpoint (vlad_resume) */

@@ -118,7 +118,9 @@ VLAD_GOLDEN_TESTS += \
 	%reldir%/runtime-modulo-list.vlad \
 	%reldir%/runtime-mutual-recursion-backtrace.vlad \
 	%reldir%/runtime-quoted-pattern.vlad \
+	%reldir%/runtime-read-real-long-token.vlad \
 	%reldir%/runtime-read-real-nan-word.vlad \
+	%reldir%/runtime-read-real-nul.vlad \
 	%reldir%/runtime-read-real-special.vlad \
 	%reldir%/runtime-read-real-trailing-garbage.vlad \
 	%reldir%/runtime-step-limit-deep.vlad \

@@ -1,0 +1,100 @@
+/*
+ * cli/output.c -- the vlad program's standard output and its write errors
+ *
+ * libvlad hands VLAD's output over in pieces that never split one write
+ * (whole lines from write and write-real), at the latest every
+ * 4096 steps while a program runs (its flush policy, doc/embedding.md);
+ * this writes each piece at once with write(2), with no second buffer,
+ * whatever standard output is (terminal, pipe or file).  The cost is one
+ * system call per piece (at most one per 8 KB or per 4096 steps), not per
+ * line.
+ *
+ * A failed write -- a full disk (ENOSPC), a closed standard output
+ * (EBADF), a pipe whose reader left when SIGPIPE is ignored (EPIPE) --
+ * is remembered, stops the running evaluation (vlad_interrupt: within
+ * 4096 steps) and drops all later output; the program then says
+ * "vlad: write error: REASON" and exits with status 1, like the
+ * coreutils.  SIGPIPE keeps its default action, so `vlad prog | head -1`
+ * ends quietly, killed by SIGPIPE, as `seq` or `cat` do.  A write
+ * interrupted by a signal is retried, unless the signal is one that ends
+ * the program (cli/signals.h): a reader that does not read must not keep
+ * it alive.
+ */
+#include "config.h"
+#include "cli/output.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli/signals.h"
+
+static VladState *attached;     /* stopped by a failed write */
+static int write_errno;         /* the first failure, 0 if none */
+static int reported;            /* vl_output_finish has said so */
+
+void vl_output_reserve_fds(void)
+{
+    static const int modes[3] = {O_RDONLY, O_RDONLY, O_WRONLY};
+    for (int fd = 0; fd < 3; fd++) {
+        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+            continue;
+        int r = open("/dev/null", modes[fd]);
+        if (r >= 0 && r != fd)      /* a lower one was closed too: later */
+            close(r);
+    }
+}
+
+void vl_output_attach(VladState *S)
+{
+    attached = S;
+}
+
+static void fail(int err)
+{
+    if (write_errno == 0)
+        write_errno = err ? err : EIO;
+    if (attached != NULL)
+        vlad_interrupt(attached);
+}
+
+void vl_output_write(const char *text, size_t len)
+{
+    if (write_errno != 0)
+        return;
+    if (fflush(stdout) != 0) {
+        fail(errno);
+        return;
+    }
+    while (len > 0) {
+        ssize_t r = write(STDOUT_FILENO, text, len);
+        if (r < 0 && errno == EINTR && !vl_signals_caught())
+            continue;
+        if (r < 0 && errno == EINTR)
+            return;                 /* the program is ending */
+        if (r <= 0) {
+            fail(r < 0 ? errno : EIO);
+            return;
+        }
+        text += r;
+        len -= (size_t)r;
+    }
+}
+
+int vl_output_error(void)
+{
+    return write_errno;
+}
+
+int vl_output_finish(void)
+{
+    if (fflush(stdout) != 0 || ferror(stdout))
+        fail(errno);
+    if (write_errno == 0)
+        return 0;
+    if (!reported)
+        fprintf(stderr, "vlad: write error: %s\n", strerror(write_errno));
+    reported = 1;
+    return 1;
+}
