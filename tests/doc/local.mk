@@ -1,0 +1,38 @@
+## tests/doc/local.mk -- the documents are checked against the program
+## (issue 20, "the docs say what is true"):
+##   api-glance.sh  doc/embedding.md's "API at a glance" lists every
+##                  function of include/vlad.h
+##   install.sh     a staged "make install DESTDIR=..." has every file,
+##                  working relative links in the installed documents, and
+##                  doc/embedding.md's commands build examples/embed/
+##                  against it
+## (run from tests/local.mk's harness: $(VLAD), $(srcdir) are set there).
+
+TESTS += \
+	%reldir%/api-glance.sh \
+	%reldir%/install.sh
+
+EXTRA_DIST += \
+	%reldir%/api-glance.sh \
+	%reldir%/install.sh
+
+## install.sh installs this build into a temporary DESTDIR, and looks for
+## the files where this configuration puts them.  A host built against a
+## sanitizer build's libvlad must be instrumented too.
+AM_TESTS_ENVIRONMENT += \
+	VLAD_MAKE='$(MAKE)'; \
+	VLAD_TOP_BUILDDIR='$(abs_top_builddir)'; \
+	VLAD_INST_PREFIX='$(prefix)'; \
+	VLAD_INST_BINDIR='$(bindir)'; \
+	VLAD_INST_LIBDIR='$(libdir)'; \
+	VLAD_INST_INCLUDEDIR='$(includedir)'; \
+	VLAD_INST_PKGDATADIR='$(pkgdatadir)'; \
+	VLAD_INST_DOCDIR='$(docdir)'; \
+	VLAD_INST_MANDIR='$(mandir)'; \
+	export VLAD_MAKE VLAD_TOP_BUILDDIR VLAD_INST_PREFIX VLAD_INST_BINDIR \
+	  VLAD_INST_LIBDIR VLAD_INST_INCLUDEDIR VLAD_INST_PKGDATADIR \
+	  VLAD_INST_DOCDIR VLAD_INST_MANDIR;
+if VL_SANITIZERS
+AM_TESTS_ENVIRONMENT += \
+	VLAD_HOST_CFLAGS='-fsanitize=address,undefined'; export VLAD_HOST_CFLAGS;
+endif
