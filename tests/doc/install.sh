@@ -17,7 +17,8 @@
 #      the commands of doc/embedding.md section 1 (the indented code
 #      blocks, run as one shell script, with PREFIX set to the staged
 #      prefix, and a pkg-config that relocates vlad.pc's prefix there):
-#      the example checks its own output and exits 0.
+#      the example checks its own output and exits 0; so is the C host of
+#      README.md (it prints 144).
 #
 # Environment (tests/doc/local.mk): VLAD_MAKE, VLAD_TOP_BUILDDIR and the
 # configured directories VLAD_INST_{PREFIX,BINDIR,LIBDIR,INCLUDEDIR,
@@ -163,6 +164,23 @@ else
         echo "cc() { command cc ${VLAD_HOST_CFLAGS:-} \"\$@\"; }"
         sed "s|^PREFIX=.*|PREFIX='$prefix'|" "$tmp/commands"
     } >"$tmp/commands.sh"
+    # README's C host, which prints 144, as well
+    sed -n '/^```c$/,/^```$/p' "$docdir/README.md" | sed '1d;$d' >"$tmp/readme.c"
+    if grep -q 'vlad_open' "$tmp/readme.c"; then
+        mkdir "$tmp/host-readme"
+        cp "$tmp/readme.c" "$tmp/host-readme/host.c"
+        if (cd "$tmp/host-readme" && unset LD_LIBRARY_PATH \
+              && PKG_CONFIG_PATH=$libdir/pkgconfig PATH=$tmp/bin:$PATH \
+                 sh "$tmp/commands.sh") >"$tmp/readme.log" 2>&1 \
+           && test "$(grep -c '^144$' "$tmp/readme.log")" -eq 2; then
+            ok "README.md's C host built and run (144) by doc/embedding.md's commands"
+        else
+            fail "README.md's C host with doc/embedding.md's commands:"
+            sed 's/^/  /' "$tmp/readme.log"
+        fi
+    else
+        fail "README.md has no C host (a \`\`\`c block calling vlad_open)"
+    fi
     for c in "$docdir"/examples/embed/*.c; do
         b=$(basename "$c" .c)
         mkdir "$tmp/host-$b"

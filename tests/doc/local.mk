@@ -1,5 +1,9 @@
 ## tests/doc/local.mk -- the documents are checked against the program
 ## (issue 20, "the docs say what is true"):
+##   examples.py    every `EXPR => VALUE` example of doc/reference.md,
+##                  doc/repl.md and README.md, and README's script
+##                  transcripts, against vlad (run by tests/repl/run-pty,
+##                  the Python runner of .py tests)
 ##   api-glance.sh  doc/embedding.md's "API at a glance" lists every
 ##                  function of include/vlad.h
 ##   install.sh     a staged "make install DESTDIR=..." has every file,
@@ -9,10 +13,12 @@
 ## (run from tests/local.mk's harness: $(VLAD), $(srcdir) are set there).
 
 TESTS += \
+	%reldir%/examples.py \
 	%reldir%/api-glance.sh \
 	%reldir%/install.sh
 
 EXTRA_DIST += \
+	%reldir%/examples.py \
 	%reldir%/api-glance.sh \
 	%reldir%/install.sh
 
