@@ -4,6 +4,8 @@
 ##                  doc/repl.md and README.md, and README's script
 ##                  transcripts, against vlad (run by tests/repl/run-pty,
 ##                  the Python runner of .py tests)
+##   options.sh     every option of cli/options.c is in vlad --help, the
+##                  man page's OPTIONS and doc/reference.md section 11
 ##   api-glance.sh  doc/embedding.md's "API at a glance" lists every
 ##                  function of include/vlad.h
 ##   install.sh     a staged "make install DESTDIR=..." has every file,
@@ -14,11 +16,13 @@
 
 TESTS += \
 	%reldir%/examples.py \
+	%reldir%/options.sh \
 	%reldir%/api-glance.sh \
 	%reldir%/install.sh
 
 EXTRA_DIST += \
 	%reldir%/examples.py \
+	%reldir%/options.sh \
 	%reldir%/api-glance.sh \
 	%reldir%/install.sh
 
