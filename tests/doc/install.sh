@@ -164,6 +164,13 @@ else
         echo "cc() { command cc ${VLAD_HOST_CFLAGS:-} \"\$@\"; }"
         sed "s|^PREFIX=.*|PREFIX='$prefix'|" "$tmp/commands"
     } >"$tmp/commands.sh"
+    # README's one-line command is the first of them
+    first=$(sed -n 1p "$tmp/commands")
+    if grep -q -F "\`$first\`" "$docdir/README.md"; then
+        ok "README.md's cc command is doc/embedding.md's: $first"
+    else
+        fail "README.md does not give doc/embedding.md's command \`$first\`"
+    fi
     # README's C host, which prints 144, as well
     sed -n '/^```c$/,/^```$/p' "$docdir/README.md" | sed '1d;$d' >"$tmp/readme.c"
     if grep -q 'vlad_open' "$tmp/readme.c"; then
