@@ -4,6 +4,9 @@
 ##                  doc/repl.md and README.md, and README's script
 ##                  transcripts, against vlad (run by tests/repl/run-pty,
 ##                  the Python runner of .py tests)
+##   transcripts.py the REPL sessions of README.md and doc/repl.md,
+##                  replayed on a pseudo-terminal (~20 s: two of them run
+##                  a count to 10^8 after a Ctrl-C and ,resume)
 ##   options.sh     every option of cli/options.c is in vlad --help, the
 ##                  man page's OPTIONS and doc/reference.md section 11
 ##   api-glance.sh  doc/embedding.md's "API at a glance" lists every
@@ -16,12 +19,14 @@
 
 TESTS += \
 	%reldir%/examples.py \
+	%reldir%/transcripts.py \
 	%reldir%/options.sh \
 	%reldir%/api-glance.sh \
 	%reldir%/install.sh
 
 EXTRA_DIST += \
 	%reldir%/examples.py \
+	%reldir%/transcripts.py \
 	%reldir%/options.sh \
 	%reldir%/api-glance.sh \
 	%reldir%/install.sh
