@@ -16,8 +16,3 @@ vlad_SOURCES = \
 	%reldir%/stats.c %reldir%/stats.h
 vlad_CPPFLAGS = $(AM_CPPFLAGS) $(READLINE_CFLAGS)
 vlad_LDADD = libvlad.la $(READLINE_LIBS)
-
-## The guide to the REPL, installed beside the other documents
-## (Makefile.am's dist_doc_DATA; the man page doc/vlad.1 is there too).
-repldocdir = $(docdir)
-dist_repldoc_DATA = doc/repl.md

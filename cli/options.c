@@ -42,6 +42,8 @@ static const char help_text[] =
     "  -q, --quiet        no banner in the REPL\n"
     "  --version          print the version and exit\n"
     "  -h, --help         print this help and exit\n"
+    "  --                 end of the options: the next word is FILE\n"
+    "  -                  as FILE: read the program from standard input\n"
     "\n"
     "Numeric ARGS are available to the program as the list 'arguments'.\n"
     "In the REPL, ,help lists the commands; the history is kept in\n"

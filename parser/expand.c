@@ -2,7 +2,7 @@
  * parser/expand.c -- the expander: surface forms to the core AST
  *
  * Owns the meaning of every special form, pattern and definition form of
- * the surface language (../shared/spec/language.md) and rewrites them into
+ * the surface language (doc/spec/language.md) and rewrites them into
  * the core of parser/ast.h:
  *
  *   (f)  (f a)  (f a b c)      app with the argument '(), a, or the n-tuple

@@ -4,7 +4,7 @@
  * Turns one top-level datum into a top-level item (a definition, an
  * expression or an include), expanding every special form, pattern and
  * definition form of the language (see doc/reference.md and
- * ../shared/spec/language.md) into parser/ast.h.  It never prints and never
+ * doc/spec/language.md) into parser/ast.h.  It never prints and never
  * longjmps out: a malformed form yields VL_EXPAND_ERROR with one diagnostic
  * carrying the location of the offending (sub)form.
  *

@@ -393,6 +393,41 @@ VLAD_UNIT_TESTS = \
 ## distributed, never compiled on their own.
 VLAD_UNIT_SUPPORT = %reldir%/unit/check.h %reldir%/unit/state.h
 
+## The conformance suite, vendored (tests/conformance/README.md): the
+## runner and its programs.  The .vlad files are run by conformance.sh, not
+## as golden tests, so they are listed here for check-listed and the tarball.
+VLAD_CONFORMANCE_TESTS = \
+	%reldir%/conformance/tests/01-basics.vlad \
+	%reldir%/conformance/tests/02-data.vlad \
+	%reldir%/conformance/tests/03-forward.vlad \
+	%reldir%/conformance/tests/04-reverse.vlad \
+	%reldir%/conformance/tests/05-nesting.vlad \
+	%reldir%/conformance/tests/06-interface.vlad \
+	%reldir%/conformance/tests/07-checkpoint-rev.vlad \
+	%reldir%/conformance/tests/08-effects.vlad \
+	%reldir%/conformance/tests/09-read-replay.vlad \
+	%reldir%/conformance/tests/10-error-unbound.vlad \
+	%reldir%/conformance/tests/11-error-pattern.vlad \
+	%reldir%/conformance/tests/12-error-syntax.vlad
+VLAD_CONFORMANCE_FILES = \
+	%reldir%/conformance/README.md \
+	%reldir%/conformance/run \
+	%reldir%/conformance/tests/01-basics.out \
+	%reldir%/conformance/tests/02-data.out \
+	%reldir%/conformance/tests/03-forward.out \
+	%reldir%/conformance/tests/04-reverse.out \
+	%reldir%/conformance/tests/05-nesting.out \
+	%reldir%/conformance/tests/06-interface.out \
+	%reldir%/conformance/tests/07-checkpoint-rev.out \
+	%reldir%/conformance/tests/08-effects.out \
+	%reldir%/conformance/tests/09-read-replay.out \
+	%reldir%/conformance/tests/10-error-unbound.err \
+	%reldir%/conformance/tests/10-error-unbound.out \
+	%reldir%/conformance/tests/11-error-pattern.err \
+	%reldir%/conformance/tests/11-error-pattern.out \
+	%reldir%/conformance/tests/12-error-syntax.err \
+	%reldir%/conformance/tests/12-error-syntax.out
+
 check_PROGRAMS += $(VLAD_UNIT_TESTS)
 ## Programs without their own _LDADD (the unit tests) link the core.
 LDADD = libvlad-core.la $(GC_LIBS) -lm
@@ -417,7 +452,7 @@ AM_TESTS_ENVIRONMENT = \
 	VLAD='$(abs_top_builddir)/vlad$(EXEEXT)'; \
 	VLAD_PATH='$(abs_top_srcdir)/stdlib'; \
 	VLAD_TEST_OUTDIR='$(abs_top_builddir)/test-output'; \
-	VLAD_LISTED='$(VLAD_GOLDEN_TESTS) $(VLAD_EXAMPLE_TESTS) $(VLAD_TEST_FILES)'; \
+	VLAD_LISTED='$(VLAD_GOLDEN_TESTS) $(VLAD_EXAMPLE_TESTS) $(VLAD_TEST_FILES) $(VLAD_CONFORMANCE_TESTS)'; \
 	export VLAD VLAD_PATH VLAD_TEST_OUTDIR VLAD_LISTED;
 
 ## Boehm's heap confuses LeakSanitizer; make UBSan failures fatal.
@@ -440,6 +475,8 @@ EXTRA_DIST += \
 	%reldir%/ad/gen-fresh-tags.py \
 	%reldir%/ad/tape-nodes.sh \
 	$(VLAD_UNIT_SUPPORT) \
+	$(VLAD_CONFORMANCE_TESTS) \
+	$(VLAD_CONFORMANCE_FILES) \
 	$(VLAD_GOLDEN_TESTS) \
 	$(VLAD_EXAMPLE_TESTS) \
 	$(VLAD_TEST_FILES)

@@ -11,7 +11,7 @@
  * 'tag' says what the value is; 'payload' is an unboxed double (VT_NUM), a
  * boolean, or a RAW pointer to a GC object.  Pointers are stored as plain
  * addresses, never with tag bits, because Boehm only recognises raw
- * addresses (see ../shared/design/architecture.md, Values).  Because the tag
+ * addresses (see doc/spec/architecture.md, Values).  Because the tag
  * lives in the value, heap objects need no header: a pair is exactly two
  * Values.  'aux' is free for internal uses (frame headers keep a distance
  * there) and is ignored by every user-visible operation.

@@ -3,9 +3,10 @@
 #
 # usage: sh tests/fuzz/update-seeds.sh [CONFORMANCE-TESTS-DIR]
 #
-# Copies every .vlad file of tests/ (but tests/fuzz/), examples/ and the
-# shared conformance suite (default: ../shared/conformance/tests beside
-# the source tree; named conformance_NAME) of at most 16 KB into tests/fuzz/corpus-programs/,
+# Copies every .vlad file of tests/ (but tests/fuzz/ and
+# tests/conformance/), examples/ and the conformance suite (default: the
+# vendored tests/conformance/tests; named conformance_NAME) of at most
+# 16 KB into tests/fuzz/corpus-programs/,
 # named after its path (tests/lang/forms-let.vlad ->
 # tests_lang_forms-let: no .vlad, which tests/check-listed would ask
 # to be listed), replacing what was there.  These are the
@@ -13,11 +14,12 @@
 # tree after adding tests, and commit the result.
 set -eu
 cd "$(dirname "$0")/../.."
-conf=${1:-../shared/conformance/tests}
+conf=${1:-tests/conformance/tests}
 dest=tests/fuzz/corpus-programs
 rm -rf "$dest"
 mkdir -p "$dest"
-find tests examples -name '*.vlad' -not -path 'tests/fuzz/*' -size -16k \
+find tests examples -name '*.vlad' -not -path 'tests/fuzz/*' \
+    -not -path 'tests/conformance/*' -size -16k \
     | sort | while read -r f; do
     cp "$f" "$dest/$(echo "$f" | sed 's|/|_|g; s|\.vlad$||')"
 done

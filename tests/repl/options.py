@@ -54,6 +54,10 @@ def help_and_version():
                   "--checkpoint=SPEC", "--stats", "--progress", "-q, --quiet",
                   "--version", "-h, --help"):
             expect_in(opt + " output", "  " + o, out)
+        # "--" and "-" (as FILE) on lines of their own
+        for o in ("--", "-"):
+            if not re.search(r"^  " + o + r" +\S", out, re.M):
+                raise Failure("%s does not explain %r: %r" % (opt, o, out))
     st, out, err = run(["--version"])
     expect_equal("--version status", st, 0)
     if not re.fullmatch(r"vlad \d+\.\d+\.\d+\nREPL line editing: "

@@ -1,0 +1,53 @@
+## tests/doc/local.mk -- the documents are checked against the program
+## (issue 20, "the docs say what is true"):
+##   examples.py    every `EXPR => VALUE` example of doc/reference.md,
+##                  doc/repl.md and README.md, and README's script
+##                  transcripts, against vlad (run by tests/repl/run-pty,
+##                  the Python runner of .py tests)
+##   transcripts.py the REPL sessions of README.md and doc/repl.md,
+##                  replayed on a pseudo-terminal (~20 s: two of them run
+##                  a count to 10^8 after a Ctrl-C and ,resume)
+##   options.sh     every option of cli/options.c is in vlad --help, the
+##                  man page's OPTIONS and doc/reference.md section 11
+##   api-glance.sh  doc/embedding.md's "API at a glance" lists every
+##                  function of include/vlad.h
+##   install.sh     a staged "make install DESTDIR=..." has every file,
+##                  working relative links in the installed documents, and
+##                  doc/embedding.md's commands build examples/embed/
+##                  against it
+## (run from tests/local.mk's harness: $(VLAD), $(srcdir) are set there).
+
+TESTS += \
+	%reldir%/examples.py \
+	%reldir%/transcripts.py \
+	%reldir%/options.sh \
+	%reldir%/api-glance.sh \
+	%reldir%/install.sh
+
+EXTRA_DIST += \
+	%reldir%/examples.py \
+	%reldir%/transcripts.py \
+	%reldir%/options.sh \
+	%reldir%/api-glance.sh \
+	%reldir%/install.sh
+
+## install.sh installs this build into a temporary DESTDIR, and looks for
+## the files where this configuration puts them.  A host built against a
+## sanitizer build's libvlad must be instrumented too.
+AM_TESTS_ENVIRONMENT += \
+	VLAD_MAKE='$(MAKE)'; \
+	VLAD_TOP_BUILDDIR='$(abs_top_builddir)'; \
+	VLAD_INST_PREFIX='$(prefix)'; \
+	VLAD_INST_BINDIR='$(bindir)'; \
+	VLAD_INST_LIBDIR='$(libdir)'; \
+	VLAD_INST_INCLUDEDIR='$(includedir)'; \
+	VLAD_INST_PKGDATADIR='$(pkgdatadir)'; \
+	VLAD_INST_DOCDIR='$(docdir)'; \
+	VLAD_INST_MANDIR='$(mandir)'; \
+	export VLAD_MAKE VLAD_TOP_BUILDDIR VLAD_INST_PREFIX VLAD_INST_BINDIR \
+	  VLAD_INST_LIBDIR VLAD_INST_INCLUDEDIR VLAD_INST_PKGDATADIR \
+	  VLAD_INST_DOCDIR VLAD_INST_MANDIR;
+if VL_SANITIZERS
+AM_TESTS_ENVIRONMENT += \
+	VLAD_HOST_CFLAGS='-fsanitize=address,undefined'; export VLAD_HOST_CFLAGS;
+endif
