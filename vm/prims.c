@@ -175,10 +175,24 @@ int vl_prims_inline_arity(int id)
         return vl_prims_arith(S, id, args[0], args[1]); \
     }
 ARITH_PRIM(p_add, IN_ADD)
-ARITH_PRIM(p_sub, IN_SUB)
 ARITH_PRIM(p_mul, IN_MUL)
-ARITH_PRIM(p_div, IN_DIV)
 #undef ARITH_PRIM
+
+/* - and / also take one operand (vl_prims_one_operand): (- x) is
+   -0.0 - x, exactly -x (also for zeros), (/ x) is 1 / x. */
+static Value p_sub(VladState *S, Value *args)
+{
+    if (IS_UNDEF(args[1]))
+        return vl_prims_arith(S, IN_SUB, vl_num(-0.0), args[0]);
+    return vl_prims_arith(S, IN_SUB, args[0], args[1]);
+}
+
+static Value p_div(VladState *S, Value *args)
+{
+    if (IS_UNDEF(args[1]))
+        return vl_prims_arith(S, IN_DIV, vl_num(1), args[0]);
+    return vl_prims_arith(S, IN_DIV, args[0], args[1]);
+}
 
 #define BINARY_PRIM(cname, id) \
     static Value cname(VladState *S, Value *args) \
@@ -392,6 +406,67 @@ static Value read_real(VladState *S)
     return vl_num(x);
 }
 
+/* ===== Labels: display, newline, symbol?, string?; prelude errors ===== */
+
+/* (display v): v as display shows it (vm/print.h), no newline; the value
+   is #<void>, which the top level does not echo.  Output once under
+   checkpoint-*j, as for write. */
+static Value p_display(VladState *S, Value *args)
+{
+    if (vl_cpj_may_output(S)) {
+        StrBuf b;
+        vl_buf_init(&b);
+        vl_print_display(S, &b, args[0]);
+        vl_state_write(S, b.data, b.len);
+    }
+    return VOID_VAL;
+}
+
+/* (newline): a newline; #<void>. */
+static Value p_newline(VladState *S, Value *args)
+{
+    if (!IS_NIL(args[0]))
+        vl_except_runtime(S, VLAD_ERR_RUNTIME, "newline: expected no "
+                          "argument, got %s",
+                          vl_print_to_string(S, args[0], 200));
+    if (vl_cpj_may_output(S))
+        vl_state_write(S, "\n", 1);
+    return VOID_VAL;
+}
+
+static Value p_symbolp(VladState *S, Value *args)
+{
+    (void)S;
+    return vl_bool(IS_SYM(args[0]));
+}
+
+static Value p_stringp(VladState *S, Value *args)
+{
+    (void)S;
+    return vl_bool(IS_STR(args[0]));
+}
+
+/* (%type-error who what v), for the prelude's argument checks: the error
+   "WHO: expected a WHAT, got V" of a primitive, where the symbol 'what'
+   reads with its dashes as spaces ('list-of-reals: "a list of reals"),
+   after "an" when it starts with a vowel. */
+static Value p_type_error(VladState *S, Value *args)
+{
+    Value who = args[0];
+    if (!IS_PAIR(args[1]) || !IS_SYM(who) || !IS_SYM(AS_PAIR(args[1])->car))
+        type_error(S, "%type-error", "(%type-error 'who 'what value)",
+                   vl_value_tuple(args, 2));
+    Value what = AS_PAIR(args[1])->car, got = AS_PAIR(args[1])->cdr;
+    char want[64];
+    const char *w = ((const Symbol *)what.as.ptr)->name;
+    snprintf(want, sizeof want, "%s %s", strchr("aeiou", w[0]) && w[0]
+             ? "an" : "a", w);
+    for (char *c = want; *c; c++)
+        if (*c == '-')
+            *c = ' ';
+    type_error(S, ((const Symbol *)who.as.ptr)->name, want, got);
+}
+
 static const PrimInfo prim_table[] = {
     {"+", p_add, 2, IN_ADD},
     {"-", p_sub, 2, IN_SUB},
@@ -425,6 +500,12 @@ static const PrimInfo prim_table[] = {
     {"write", p_write, 1, -1},
     {"write-real", p_write_real, 1, -1},
     {"read-real", p_read_real, 1, -1},
+    /* labels (doc/reference.md, 6) and the prelude's errors */
+    {"display", p_display, 1, -1},
+    {"newline", p_newline, 1, -1},
+    {"symbol?", p_symbolp, 1, -1},
+    {"string?", p_stringp, 1, -1},
+    {"%type-error", p_type_error, 2, -1},
 };
 
 void vl_prims_install(VladState *S)

@@ -35,6 +35,13 @@ VL_INTERNAL int vl_prims_inline_arity(int id);
    (a b . c).  Any argument kinds; raise on bad ones.  'id' is an
    InlineId. */
 VL_INTERNAL Value vl_prims_arith(VladState *S, int id, Value a, Value b);
+
+/* Whether the binary primitive 'pi' also takes one operand, which the
+   caller passes as a = the operand, b = UNDEF_VAL: (- x) and (/ x). */
+static inline int vl_prims_one_operand(const PrimInfo *pi)
+{
+    return pi->inline_id == IN_SUB || pi->inline_id == IN_DIV;
+}
 VL_INTERNAL int vl_prims_compare(VladState *S, int id, Value a, Value b);
 /* General paths of the inline operations: exactly two operands. */
 VL_INTERNAL int vl_prims_compare_two(VladState *S, int id, Value a, Value b);

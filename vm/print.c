@@ -77,7 +77,25 @@ typedef struct Work {
     const char *text;
 } Work;
 
-void vl_print_value(VladState *S, StrBuf *b, Value v, size_t max)
+/* A string as 'write' shows it: in double quotes, with the reader's
+   escapes for ", \, newline and tab. */
+static void print_string(StrBuf *b, const char *s)
+{
+    vl_buf_adds(b, "\"");
+    for (; *s; s++) {
+        const char *esc = *s == '"' ? "\\\"" : *s == '\\' ? "\\\\"
+                        : *s == '\n' ? "\\n" : *s == '\t' ? "\\t" : NULL;
+        if (esc != NULL)
+            vl_buf_adds(b, esc);
+        else
+            vl_buf_add(b, s, 1);
+    }
+    vl_buf_adds(b, "\"");
+}
+
+/* 'display': strings without quotes or escapes (also inside lists). */
+static void print_value(VladState *S, StrBuf *b, Value v, size_t max,
+                        int display)
 {
     (void)S;
     size_t cap = 16, n = 0;
@@ -154,12 +172,34 @@ void vl_print_value(VladState *S, StrBuf *b, Value v, size_t max)
             vl_buf_adds(b, AS_CKPT(x)->finished ? "#<checkpoint finished>"
                                                  : "#<checkpoint>");
             break;
+        case VT_SYM:
+            vl_buf_adds(b, ((const Symbol *)x.as.ptr)->name);
+            break;
+        case VT_STR:
+            if (display)
+                vl_buf_adds(b, x.as.ptr);
+            else
+                print_string(b, x.as.ptr);
+            break;
+        case VT_VOID:
+            vl_buf_adds(b, "#<void>");
+            break;
         case VT_UNDEF:
         case VT_RAW:
             vl_buf_adds(b, "#<internal>");
             break;
         }
     }
+}
+
+void vl_print_value(VladState *S, StrBuf *b, Value v, size_t max)
+{
+    print_value(S, b, v, max, 0);
+}
+
+void vl_print_display(VladState *S, StrBuf *b, Value v)
+{
+    print_value(S, b, v, 0, 1);
 }
 
 char *vl_print_to_string(VladState *S, Value v, size_t max)

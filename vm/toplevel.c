@@ -243,7 +243,7 @@ static void run_form(VladState *S, const TopForm *f, RunCtx *ctx)
         return;
     }
     ctx->last = v;
-    if (S->config.echo_results) {
+    if (S->config.echo_results && !IS_VOID(v)) {
         StrBuf b;
         vl_buf_init(&b);
         vl_print_value(S, &b, v, 0);

@@ -74,6 +74,11 @@ static void adapt_args(VladState *S, Value fn, Value *args, int nargs,
     Value whole = args[0];
     Value v = whole;
     for (int i = 0; i < want - 1; i++) {
+        if (!IS_PAIR(v) && i == 0 && IS_PRIM(fn)
+            && vl_prims_one_operand(AS_PRIM(fn))) {
+            args[1] = UNDEF_VAL;        /* (- x), (/ x) */
+            return;
+        }
         if (!IS_PAIR(v)) {
             if (IS_CLOSURE(fn) && AS_CLOSURE(fn)->proto->param != NULL) {
                 Proto *p = AS_CLOSURE(fn)->proto;
