@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include "vm/ad.h"
 #include "vm/cont.h"
+#include "vm/compile.h"
 #include "vm/cpj.h"
 #include "vm/except.h"
 #include "vm/print.h"
@@ -447,24 +448,53 @@ static Value p_stringp(VladState *S, Value *args)
 }
 
 /* (%type-error who what v), for the prelude's argument checks: the error
-   "WHO: expected a WHAT, got V" of a primitive, where the symbol 'what'
-   reads with its dashes as spaces ('list-of-reals: "a list of reals"),
-   after "an" when it starts with a vowel. */
+   "WHO: expected WHAT, got V" of a primitive (who a symbol, what a
+   string such as "a list"). */
 static Value p_type_error(VladState *S, Value *args)
 {
     Value who = args[0];
-    if (!IS_PAIR(args[1]) || !IS_SYM(who) || !IS_SYM(AS_PAIR(args[1])->car))
-        type_error(S, "%type-error", "(%type-error 'who 'what value)",
+    if (!IS_PAIR(args[1]) || !IS_SYM(who) || !IS_STR(AS_PAIR(args[1])->car))
+        type_error(S, "%type-error", "(%type-error 'who \"what\" value)",
                    vl_value_tuple(args, 2));
-    Value what = AS_PAIR(args[1])->car, got = AS_PAIR(args[1])->cdr;
-    char want[64];
-    const char *w = ((const Symbol *)what.as.ptr)->name;
-    snprintf(want, sizeof want, "%s %s", strchr("aeiou", w[0]) && w[0]
-             ? "an" : "a", w);
-    for (char *c = want; *c; c++)
-        if (*c == '-')
-            *c = ' ';
-    type_error(S, ((const Symbol *)who.as.ptr)->name, want, got);
+    type_error(S, ((const Symbol *)who.as.ptr)->name,
+               AS_PAIR(args[1])->car.as.ptr, AS_PAIR(args[1])->cdr);
+}
+
+/* (%check-tuple-call who f x): x, unless f is a procedure of n >= 2
+   parameters (written (lambda (a b ...) ...), taking the tuple
+   (cons* a b ...)) and x is a list of exactly n elements: then the error
+   that says how to call 'who' (gradient, ...) with f's arguments. */
+static Value p_check_tuple_call(VladState *S, Value *args)
+{
+    if (!IS_PAIR(args[1]))
+        return args[1];
+    Value who = args[0], f = AS_PAIR(args[1])->car;
+    Value x = AS_PAIR(args[1])->cdr;
+    if (!IS_SYM(who) || !IS_CLOSURE(f) || AS_CLOSURE(f)->proto->nparams < 2)
+        return x;
+    const Proto *p = AS_CLOSURE(f)->proto;
+    int n = p->nparams, len = 0;
+    Value t = x;
+    for (; IS_PAIR(t) && len <= n; t = AS_PAIR(t)->cdr)
+        len++;
+    if (len != n || !IS_NIL(t) || p->param == NULL)
+        return x;
+    StrBuf call;                        /* " x1 ... xn" */
+    vl_buf_init(&call);
+    for (t = x; IS_PAIR(t); t = AS_PAIR(t)->cdr) {
+        vl_buf_adds(&call, " ");
+        vl_print_value(S, &call, AS_PAIR(t)->car, 40);
+    }
+    const char *params = vl_datum_to_string(p->param->source, 80);
+    const char *name = ((const Symbol *)who.as.ptr)->name;
+    const char *fname = p->name ? p->name : "the procedure";
+    vl_except_runtime(S, VLAD_ERR_RUNTIME,
+                      "%s: %s takes %d arguments %s, as a tuple, but x is "
+                      "the list %s: write (%s %s%s), or define %s with the "
+                      "one parameter (list %s", name, fname, n, params,
+                      vl_print_to_string(S, x, 80), name,
+                      p->name ? p->name : "f", call.data, fname,
+                      params[0] == '(' ? params + 1 : params);
 }
 
 static const PrimInfo prim_table[] = {
@@ -506,6 +536,7 @@ static const PrimInfo prim_table[] = {
     {"symbol?", p_symbolp, 1, -1},
     {"string?", p_stringp, 1, -1},
     {"%type-error", p_type_error, 2, -1},
+    {"%check-tuple-call", p_check_tuple_call, 2, -1},
 };
 
 void vl_prims_install(VladState *S)
