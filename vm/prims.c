@@ -460,7 +460,8 @@ static Value p_type_error(VladState *S, Value *args)
                AS_PAIR(args[1])->car.as.ptr, AS_PAIR(args[1])->cdr);
 }
 
-/* (%check-tuple-call who f x): x, unless f is a procedure of n >= 2
+/* (%check-tuple-call who f x): x, after checking that f is a procedure
+   ("WHO: expected a procedure, got F"); unless f is a procedure of n >= 2
    parameters (written (lambda (a b ...) ...), taking the tuple
    (cons* a b ...)) and x is a list of exactly n elements: then the error
    that says how to call 'who' (gradient, ...) with f's arguments. */
@@ -470,7 +471,11 @@ static Value p_check_tuple_call(VladState *S, Value *args)
         return args[1];
     Value who = args[0], f = AS_PAIR(args[1])->car;
     Value x = AS_PAIR(args[1])->cdr;
-    if (!IS_SYM(who) || !IS_CLOSURE(f) || AS_CLOSURE(f)->proto->nparams < 2)
+    if (!IS_SYM(who))
+        return x;
+    if (!IS_PROC(f))
+        type_error(S, ((const Symbol *)who.as.ptr)->name, "a procedure", f);
+    if (!IS_CLOSURE(f) || AS_CLOSURE(f)->proto->nparams < 2)
         return x;
     const Proto *p = AS_CLOSURE(f)->proto;
     int n = p->nparams, len = 0;
