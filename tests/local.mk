@@ -225,8 +225,6 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/errors/syntax-empty-combination.vlad \
 	%reldir%/errors/syntax-mismatched-bracket.vlad \
 	%reldir%/errors/syntax-quote-eof.vlad \
-	%reldir%/errors/syntax-quote-symbol.vlad \
-	%reldir%/errors/syntax-string-expression.vlad \
 	%reldir%/errors/syntax-unclosed-paren.vlad \
 	%reldir%/errors/syntax-unexpected-close.vlad \
 	%reldir%/errors/syntax-unterminated-block-comment.vlad \

@@ -196,7 +196,7 @@ static void test_errors(void)
     CHECK(vlad_is_nil(v));
     e = vlad_last_error(S);
     CHECK_INT(e->status, VLAD_ERR_RUNTIME);
-    CHECK_STR(e->message, "car: argument 5 does not match pattern (cons a d)");
+    CHECK_STR(e->message, "car: expected a pair, got 5");
     CHECK_STR(e->file, "chunk");
     CHECK_INT(e->line, 1);
     CHECK_INT(e->column, 15);
