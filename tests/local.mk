@@ -471,6 +471,7 @@ VLAD_REPL_TESTS = \
 	%reldir%/repl/editing.py \
 	%reldir%/repl/history.py \
 	%reldir%/repl/interrupt.py \
+	%reldir%/repl/language.py \
 	%reldir%/repl/options.py
 
 TESTS += $(VLAD_REPL_TESTS)
