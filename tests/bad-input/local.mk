@@ -48,9 +48,10 @@ VLAD_GOLDEN_TESTS += \
 	%reldir%/cli-heap-limit-suffix.vlad \
 	%reldir%/cli-include-dir-missing.vlad \
 	%reldir%/cli-missing-file.vlad \
+	%reldir%/cli-option-ambiguous.vlad \
 	%reldir%/cli-script-argument-word.vlad \
 	%reldir%/cli-stdin-syntax-error.vlad \
-	%reldir%/cli-step-limit-exponent.vlad \
+	%reldir%/cli-step-limit-fraction.vlad \
 	%reldir%/cli-step-limit-missing.vlad \
 	%reldir%/cli-step-limit-negative.vlad \
 	%reldir%/cli-step-limit-word.vlad \
