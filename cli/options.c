@@ -24,21 +24,24 @@
 static const char usage_line[] = "usage: vlad [OPTIONS] [FILE [ARGS...]]";
 
 static const char help_text[] =
-    "Run the VLAD program FILE, or the expressions given with -e, or read a\n"
-    "program from standard input (an interactive REPL on a terminal; FILE\n"
-    "'-' reads standard input as a script).\n"
+    "Run the VLAD program FILE (or FILE.vlad), after the expressions given\n"
+    "with -e, or read a program from standard input (an interactive REPL on\n"
+    "a terminal; FILE '-' reads standard input as a script).  A first line\n"
+    "starting with #! is ignored.\n"
     "\n"
     "Options:\n"
-    "  -e EXPR            evaluate EXPR and print its value (repeatable)\n"
+    "  -e EXPR            evaluate EXPR and print its value (repeatable;\n"
+    "                     then FILE, if given, runs)\n"
     "  -I DIR             search DIR for include files (repeatable)\n"
     "  --step-limit N     stop any top-level evaluation after N steps\n"
-    "                     (0: no limit)\n"
+    "                     (0: no limit; 1e9 is accepted)\n"
     "  --heap-limit BYTES limit the heap to BYTES (suffixes k, M, G;\n"
     "                     0: no limit)\n"
     "  --checkpoint=SPEC  strategy of checkpoint-*j: bisection[,base=N] or\n"
     "                     binomial[,slots=S][,base=N] (default: binomial,\n"
     "                     slots from the length, base=1000); also read from\n"
-    "                     the environment variable VLAD_CHECKPOINT\n"
+    "                     the environment variable VLAD_CHECKPOINT (any\n"
+    "                     case)\n"
     "  --stats            print steps, peak heap, AD and checkpoint-*j\n"
     "                     statistics and time on stderr\n"
     "  --progress         show the progress of long checkpoint-*j runs on\n"
@@ -47,6 +50,7 @@ static const char help_text[] =
     "  --version          print the version and exit\n"
     "  -h, --help         print this help and exit\n"
     "\n"
+    "Long options may be abbreviated to a unique prefix (--stat).\n"
     "Numeric ARGS are available to the program as the list 'arguments'.\n"
     "In the REPL, ,help lists the commands; the history is kept in\n"
     "~/.vlad_history (or $VLAD_HISTORY).  See vlad(1) and doc/repl.md.\n"
@@ -266,7 +270,8 @@ int vl_options_parse(int argc, char **argv, VlOptions *o)
     memset(o, 0, sizeof *o);
     o->exprs = calloc((size_t)argc + 1, sizeof *o->exprs);
     o->dirs = calloc((size_t)argc + 1, sizeof *o->dirs);
-    if (o->exprs == NULL || o->dirs == NULL)
+    o->completed = calloc((size_t)argc + 1, sizeof *o->completed);
+    if (o->exprs == NULL || o->dirs == NULL || o->completed == NULL)
         return -1;
     int k = 1;
     for (; k < argc; k++) {
@@ -277,11 +282,15 @@ int vl_options_parse(int argc, char **argv, VlOptions *o)
         }
         if (a[0] != '-' || a[1] == '\0')
             break;
-        char completed[4096];
-        if (a[1] == '-' && strlen(a) < sizeof completed) {
-            if (!complete_long(a, completed, sizeof completed))
+        if (a[1] == '-') {
+            size_t cap = strlen(a) + 32;   /* the longest name, and '=' */
+            char *full = malloc(cap);
+            if (full == NULL)
+                return -1;
+            o->completed[o->ncompleted++] = full;
+            if (!complete_long(a, full, cap))
                 return VL_OPTIONS_USAGE;
-            a = completed;
+            a = full;
         }
         int *flag = flag_of(o, a);
         if (flag != NULL) {
@@ -353,6 +362,10 @@ void vl_options_free(VlOptions *o)
 {
     free(o->exprs);
     free(o->dirs);
+    for (int j = 0; o->completed != NULL && j < o->ncompleted; j++)
+        free(o->completed[j]);
+    free(o->completed);
     o->exprs = NULL;
     o->dirs = NULL;
+    o->completed = NULL;
 }

@@ -22,6 +22,9 @@ typedef struct VlOptions {
     const char *file;       /* FILE ("-": standard input), or NULL */
     char **args;            /* the program's ARGS (nargs of them) */
     int nargs;
+    char **completed;       /* abbreviated long options written out in
+                               full (malloc'd; values point into them) */
+    int ncompleted;
 } VlOptions;
 
 /* What vl_options_parse decided. */

@@ -59,10 +59,10 @@ VLAD_GOLDEN_TESTS += \
 	%reldir%/cli-unknown-short-option.vlad \
 	%reldir%/cpj-bad-spec-empty.vlad \
 	%reldir%/cpj-bad-spec-huge-slots.vlad \
+	%reldir%/cpj-bad-spec-misspelled.vlad \
 	%reldir%/cpj-bad-spec-negative-base.vlad \
 	%reldir%/cpj-bad-spec-space.vlad \
 	%reldir%/cpj-bad-spec-trailing-comma.vlad \
-	%reldir%/cpj-bad-spec-uppercase.vlad \
 	%reldir%/cpj-cotangent-shape.vlad \
 	%reldir%/cpj-error-nested.vlad \
 	%reldir%/cpj-heap-limit.vlad \
@@ -72,6 +72,7 @@ VLAD_GOLDEN_TESTS += \
 	%reldir%/cpj-read-real-eof-second.vlad \
 	%reldir%/cpj-step-limit.vlad \
 	%reldir%/expand-and-pattern.vlad \
+	%reldir%/expand-begin-definition.vlad \
 	%reldir%/expand-cond-clause-not-list.vlad \
 	%reldir%/expand-cond-empty.vlad \
 	%reldir%/expand-define-number.vlad \
@@ -83,7 +84,6 @@ VLAD_GOLDEN_TESTS += \
 	%reldir%/expand-include-no-argument.vlad \
 	%reldir%/expand-include-two-arguments.vlad \
 	%reldir%/expand-lambda-pattern-application.vlad \
-	%reldir%/expand-lambda-string-parameter.vlad \
 	%reldir%/expand-let-no-body.vlad \
 	%reldir%/expand-let-star-binding-one.vlad \
 	%reldir%/expand-letrec-bound-twice.vlad \
