@@ -314,8 +314,8 @@ static int at_first_line;       /* the line being read starts an input */
 
 /* Special-form keywords: not bound, but typed all the time. */
 static const char *const keywords[] = {
-    "and", "cond", "cons", "cons*", "define", "else", "if", "include",
-    "lambda", "let", "let*", "letrec", "list", "or", "quote", NULL
+    "and", "begin", "cond", "cons", "cons*", "define", "else", "if",
+    "include", "lambda", "let", "let*", "letrec", "list", "or", "quote", NULL
 };
 
 static struct {
