@@ -460,6 +460,16 @@ static Value p_type_error(VladState *S, Value *args)
                AS_PAIR(args[1])->car.as.ptr, AS_PAIR(args[1])->cdr);
 }
 
+/* (%real who x): x when it is a real, else the error "WHO: expected a
+   real, got X" (a primitive: one step, and no frame in backtraces). */
+static Value p_check_real(VladState *S, Value *args)
+{
+    if (IS_REAL(args[1]))
+        return args[1];
+    type_error(S, IS_SYM(args[0]) ? ((const Symbol *)args[0].as.ptr)->name
+                                  : "%real", "a real", args[1]);
+}
+
 /* (%check-tuple-call who f x): x, after checking that f is a procedure
    ("WHO: expected a procedure, got F"); unless f is a procedure of n >= 2
    parameters (written (lambda (a b ...) ...), taking the tuple
@@ -542,6 +552,7 @@ static const PrimInfo prim_table[] = {
     {"string?", p_stringp, 1, -1},
     {"%type-error", p_type_error, 2, -1},
     {"%check-tuple-call", p_check_tuple_call, 2, -1},
+    {"%real", p_check_real, 2, -1},
 };
 
 void vl_prims_install(VladState *S)
