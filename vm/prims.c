@@ -470,6 +470,18 @@ static Value p_check_real(VladState *S, Value *args)
                                   : "%real", "a real", args[1]);
 }
 
+int vl_prims_param_list(const Proto *p)
+{
+    if (p->param == NULL)
+        return 0;
+    if (p->param->source->kind != D_PAIR)
+        return 1;
+    const Datum *head = p->param->source->u.pair.car;
+    return !(head->kind == D_SYM && (strcmp(head->u.sym->name, "cons") == 0
+                                     || strcmp(head->u.sym->name, "cons*")
+                                        == 0));
+}
+
 /* (%check-tuple-call who f x): x, after checking that f is a procedure
    ("WHO: expected a procedure, got F"); unless f is a procedure of n >= 2
    parameters (written (lambda (a b ...) ...), taking the tuple
@@ -492,7 +504,7 @@ static Value p_check_tuple_call(VladState *S, Value *args)
     Value t = x;
     for (; IS_PAIR(t) && len <= n; t = AS_PAIR(t)->cdr)
         len++;
-    if (len != n || !IS_NIL(t) || p->param == NULL)
+    if (len != n || !IS_NIL(t) || !vl_prims_param_list(p))
         return x;
     StrBuf call;                        /* " x1 ... xn" */
     vl_buf_init(&call);

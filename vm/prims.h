@@ -36,6 +36,12 @@ VL_INTERNAL int vl_prims_inline_arity(int id);
    InlineId. */
 VL_INTERNAL Value vl_prims_arith(VladState *S, int id, Value a, Value b);
 
+/* Whether the procedure 'p' of a tuple pattern (nparams > 1) was written
+   with a parameter list, (lambda (a b c) ...), rather than a pattern
+   such as (lambda ((cons a (cons b c))) ...); 0 when p has no pattern
+   (hand-assembled code). */
+VL_INTERNAL int vl_prims_param_list(const Proto *p);
+
 /* Whether the binary primitive 'pi' also takes one operand, which the
    caller passes as a = the operand, b = UNDEF_VAL: (- x) and (/ x). */
 static inline int vl_prims_one_operand(const PrimInfo *pi)

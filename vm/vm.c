@@ -61,20 +61,6 @@ static const char *proc_name(Value fn)
     return "#<procedure>";
 }
 
-/* Whether the closure 'fn' of a tuple pattern was written with a
-   parameter list, (lambda (a b c) ...), rather than a pattern such as
-   (lambda ((cons a (cons b c))) ...). */
-static int param_list(Value fn)
-{
-    const Pattern *p = AS_CLOSURE(fn)->proto->param;
-    if (p == NULL || p->source->kind != D_PAIR)
-        return 1;
-    const Datum *head = p->source->u.pair.car;
-    return !(head->kind == D_SYM && (strcmp(head->u.sym->name, "cons") == 0
-                                     || strcmp(head->u.sym->name, "cons*")
-                                        == 0));
-}
-
 /* Make the 'nargs' values at 'args' into the 'want' values the callee
    expects (see the header comment).  Raises if the argument does not
    have the shape of a 'want'-tuple. */
@@ -93,7 +79,9 @@ static void adapt_args(VladState *S, Value fn, Value *args, int nargs,
             args[1] = UNDEF_VAL;        /* (- x), (/ x) */
             return;
         }
-        if (!IS_PAIR(v) && IS_CLOSURE(fn) && !param_list(fn)) {
+        if (!IS_PAIR(v) && IS_CLOSURE(fn)
+            && AS_CLOSURE(fn)->proto->param != NULL
+            && !vl_prims_param_list(AS_CLOSURE(fn)->proto)) {
             Proto *p = AS_CLOSURE(fn)->proto;
             vl_except_runtime(S, VLAD_ERR_RUNTIME,
                               "%s: argument %s does not match pattern %s",
