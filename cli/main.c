@@ -166,12 +166,21 @@ int main(int argc, char **argv)
     double t0 = vl_now_seconds();
     if (status != 0) {
         /* out of memory */
-    } else if (o.nexprs > 0) {
-        for (int j = 0; j < o.nexprs && status == 0; j++)
-            status = report(S, vlad_eval_string(S, o.exprs[j], "<-e>",
-                                                NULL));
-    } else if (o.file != NULL && strcmp(o.file, "-") != 0) {
-        status = report(S, vlad_eval_file(S, o.file, NULL));
+    } else if (o.nexprs > 0 || (o.file != NULL && strcmp(o.file, "-") != 0)) {
+        /* the -e expressions (named <-e>, <-e#2>, ...), then FILE */
+        for (int j = 0; j < o.nexprs && status == 0; j++) {
+            char name[32] = "<-e>";
+            if (j > 0)
+                snprintf(name, sizeof name, "<-e#%d>", j + 1);
+            status = report(S, vlad_eval_string(S, o.exprs[j], name, NULL));
+        }
+        char full[4096];
+        if (status == 0 && o.file != NULL && strcmp(o.file, "-") == 0)
+            status = run_stdin_script(S);
+        else if (status == 0 && o.file != NULL)
+            status = report(S, vlad_eval_file(S, vl_program_path(o.file, full,
+                                                                 sizeof full),
+                                              NULL));
     } else if (repl) {
         VlSession session;
         memset(&session, 0, sizeof session);

@@ -201,7 +201,8 @@ static void cmd_load(VlSession *s, const char *arg)
         snprintf(path, sizeof path, "%s%.*s", home, (int)len - 1, arg + 1);
     else
         snprintf(path, sizeof path, "%.*s", (int)len, arg);
-    vl_session_load(s, path);
+    char full[4096];
+    vl_session_load(s, vl_program_path(path, full, sizeof full));
 }
 
 static void cmd_stats(VlSession *s, const char *arg)
@@ -243,8 +244,8 @@ static void cmd_step_limit(VlSession *s, const char *arg)
         int64_t n;
         if (strcmp(arg, "none") == 0 || strcmp(arg, "off") == 0) {
             n = 0;
-        } else if (!vl_parse_count(arg, &n)) {
-            fprintf(stderr, ",step-limit needs a non-negative integer "
+        } else if (!vl_parse_steps(arg, &n)) {
+            fprintf(stderr, ",step-limit needs a non-negative whole number "
                             "(0 or 'none': no limit), got '%s'\n", arg);
             return;
         }

@@ -3,9 +3,12 @@
  *
  * Options come first; the first word that is not an option is FILE and
  * everything after it belongs to the program ("--" ends the options, "-"
- * as FILE is standard input).  With -e there is no FILE: every word after
- * the options is a program argument.  Long options take their value as
- * "--opt VALUE" or "--opt=VALUE", short ones as "-e EXPR" or "-eEXPR".
+ * as FILE is standard input).  With -e, FILE is optional (run after the
+ * expressions): a first word that is a decimal real is a program argument
+ * instead.  Long options take their value as "--opt VALUE" or
+ * "--opt=VALUE", short ones as "-e EXPR" or "-eEXPR"; as with getopt_long,
+ * a long option may be abbreviated to any unambiguous prefix (--stat,
+ * --step=100).
  */
 #include "config.h"
 #include "cli/options.h"
@@ -14,27 +17,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "include/vlad.h"
 #include "cli/repl.h"
 
 static const char usage_line[] = "usage: vlad [OPTIONS] [FILE [ARGS...]]";
 
 static const char help_text[] =
-    "Run the VLAD program FILE, or the expressions given with -e, or read a\n"
-    "program from standard input (an interactive REPL on a terminal; FILE\n"
-    "'-' reads standard input as a script).\n"
+    "Run the VLAD program FILE (or FILE.vlad), after the expressions given\n"
+    "with -e, or read a program from standard input (an interactive REPL on\n"
+    "a terminal; FILE '-' reads standard input as a script).  A first line\n"
+    "starting with #! is ignored.\n"
     "\n"
     "Options:\n"
-    "  -e EXPR            evaluate EXPR and print its value (repeatable)\n"
+    "  -e EXPR            evaluate EXPR and print its value (repeatable;\n"
+    "                     then FILE, if given, runs)\n"
     "  -I DIR             search DIR for include files (repeatable)\n"
     "  --step-limit N     stop any top-level evaluation after N steps\n"
-    "                     (0: no limit)\n"
+    "                     (0: no limit; 1e9 is accepted)\n"
     "  --heap-limit BYTES limit the heap to BYTES (suffixes k, M, G;\n"
     "                     0: no limit)\n"
     "  --checkpoint=SPEC  strategy of checkpoint-*j: bisection[,base=N] or\n"
     "                     binomial[,slots=S][,base=N] (default: binomial,\n"
     "                     slots from the length, base=1000); also read from\n"
-    "                     the environment variable VLAD_CHECKPOINT\n"
+    "                     the environment variable VLAD_CHECKPOINT (any\n"
+    "                     case)\n"
     "  --stats            print steps, peak heap, AD and checkpoint-*j\n"
     "                     statistics and time on stderr\n"
     "  --progress         show the progress of long checkpoint-*j runs on\n"
@@ -45,6 +52,7 @@ static const char help_text[] =
     "  --                 end of the options: the next word is FILE\n"
     "  -                  as FILE: read the program from standard input\n"
     "\n"
+    "Long options may be abbreviated to a unique prefix (--stat).\n"
     "Numeric ARGS are available to the program as the list 'arguments'.\n"
     "In the REPL, ,help lists the commands; the history is kept in\n"
     "~/.vlad_history (or $VLAD_HISTORY).  See vlad(1) and doc/repl.md.\n"
@@ -101,6 +109,29 @@ int vl_parse_size(const char *s, int64_t *out)
         return 0;
     *out = v << shift;
     return 1;
+}
+
+int vl_parse_steps(const char *s, int64_t *out)
+{
+    if (vl_parse_count(s, out))
+        return 1;
+    if (!vl_is_decimal(s) || *s == '-')        /* 1e9, 2.5e6 */
+        return 0;
+    double x = strtod(s, NULL);
+    if (!(x >= 0 && x < 9.2e18) || x != (double)(int64_t)x)
+        return 0;
+    *out = (int64_t)x;
+    return 1;
+}
+
+const char *vl_program_path(const char *path, char *buf, size_t n)
+{
+    size_t len = strlen(path);
+    if (access(path, F_OK) == 0 || len + 6 > n
+        || (len >= 5 && strcmp(path + len - 5, ".vlad") == 0))
+        return path;
+    snprintf(buf, n, "%s.vlad", path);
+    return access(buf, F_OK) == 0 ? buf : path;
 }
 
 int vl_is_decimal(const char *s)
@@ -166,9 +197,10 @@ static int set_value(VlOptions *o, int id, const char *name, const char *v)
         o->dirs[o->ndirs++] = v;
         break;
     case OPT_STEP_LIMIT:
-        if (!vl_parse_count(v, &o->step_limit))
+        if (!vl_parse_steps(v, &o->step_limit))
             return vl_usage_error("--step-limit needs a non-negative "
-                                  "integer, got '%s'", v);
+                                  "whole number (such as 1000000 or 1e9), "
+                                  "got '%s'", v);
         break;
     case OPT_HEAP_LIMIT:
         if (!vl_parse_size(v, &o->heap_limit))
@@ -188,12 +220,60 @@ static int set_value(VlOptions *o, int id, const char *name, const char *v)
     return VL_OPTIONS_RUN;
 }
 
+/* Every long option, for abbreviations. */
+static const char *const long_names[] = {
+    "--step-limit", "--heap-limit", "--checkpoint", "--stats", "--progress",
+    "--quiet", "--version", "--help",
+};
+
+/* The long option 'a' ("--NAME" or "--NAME=VALUE") with NAME completed
+   when it is an unambiguous prefix of one option's name (an exact name
+   wins), written to 'out'; 'a' itself when no name starts with NAME.
+   Returns 0 (with the usage message printed) when NAME is ambiguous. */
+static int complete_long(const char *a, char *out, size_t outlen)
+{
+    const char *eq = strchr(a, '=');
+    size_t n = eq ? (size_t)(eq - a) : strlen(a);
+    const char *found = NULL;
+    int count = 0;
+    for (size_t j = 0; j < sizeof long_names / sizeof long_names[0]; j++) {
+        const char *name = long_names[j];
+        if (strncmp(name, a, n) != 0)
+            continue;
+        if (name[n] == '\0') {        /* exact */
+            found = name;
+            count = 1;
+            break;
+        }
+        found = name;
+        count++;
+    }
+    if (count > 1) {
+        char names[200] = "";
+        for (size_t j = 0; j < sizeof long_names / sizeof long_names[0]; j++)
+            if (strncmp(long_names[j], a, n) == 0) {
+                strcat(names, " ");
+                strcat(names, long_names[j]);
+            }
+        char opt[64];
+        snprintf(opt, sizeof opt, "%.*s", (int)(n < 60 ? n : 60), a);
+        fprintf(stderr, "vlad: option '%s' is ambiguous; possibilities:%s\n",
+                opt, names);
+        vl_usage_line();
+        return 0;
+    }
+    snprintf(out, outlen, "%s%s", count == 1 ? found : "", count == 1
+             ? (eq ? eq : "") : a);
+    return 1;
+}
+
 int vl_options_parse(int argc, char **argv, VlOptions *o)
 {
     memset(o, 0, sizeof *o);
     o->exprs = calloc((size_t)argc + 1, sizeof *o->exprs);
     o->dirs = calloc((size_t)argc + 1, sizeof *o->dirs);
-    if (o->exprs == NULL || o->dirs == NULL)
+    o->completed = calloc((size_t)argc + 1, sizeof *o->completed);
+    if (o->exprs == NULL || o->dirs == NULL || o->completed == NULL)
         return -1;
     int k = 1;
     for (; k < argc; k++) {
@@ -204,6 +284,16 @@ int vl_options_parse(int argc, char **argv, VlOptions *o)
         }
         if (a[0] != '-' || a[1] == '\0')
             break;
+        if (a[1] == '-') {
+            size_t cap = strlen(a) + 32;   /* the longest name, and '=' */
+            char *full = malloc(cap);
+            if (full == NULL)
+                return -1;
+            o->completed[o->ncompleted++] = full;
+            if (!complete_long(a, full, cap))
+                return VL_OPTIONS_USAGE;
+            a = full;
+        }
         int *flag = flag_of(o, a);
         if (flag != NULL) {
             *flag = 1;
@@ -258,8 +348,8 @@ int vl_options_parse(int argc, char **argv, VlOptions *o)
         }
         return vl_usage_error("unknown option '%s'", a);
     }
-    /* with -e every remaining word is a program argument */
-    if (o->nexprs == 0 && k < argc)
+    /* with -e, FILE is optional: a decimal real is a program argument */
+    if (k < argc && (o->nexprs == 0 || !vl_is_decimal(argv[k])))
         o->file = argv[k++];
     o->args = argv + k;
     o->nargs = argc - k;
@@ -274,6 +364,10 @@ void vl_options_free(VlOptions *o)
 {
     free(o->exprs);
     free(o->dirs);
+    for (int j = 0; o->completed != NULL && j < o->ncompleted; j++)
+        free(o->completed[j]);
+    free(o->completed);
     o->exprs = NULL;
     o->dirs = NULL;
+    o->completed = NULL;
 }

@@ -22,6 +22,9 @@ typedef struct VlOptions {
     const char *file;       /* FILE ("-": standard input), or NULL */
     char **args;            /* the program's ARGS (nargs of them) */
     int nargs;
+    char **completed;       /* abbreviated long options written out in
+                               full (malloc'd; values point into them) */
+    int ncompleted;
 } VlOptions;
 
 /* What vl_options_parse decided. */
@@ -47,6 +50,15 @@ int vl_usage_error(const char *fmt, const char *arg);
 
 /* A count: decimal digits only, at most INT64_MAX.  1 if valid. */
 int vl_parse_count(const char *s, int64_t *out);
+
+/* The program file named 'path' as the user wrote it: 'path' when it
+   exists or ends in .vlad, else PATH.vlad (written to 'buf' of 'n'
+   bytes) when that exists, as include finds NAME.vlad. */
+const char *vl_program_path(const char *path, char *buf, size_t n);
+
+/* A step count: a count, or a decimal real with an integral value below
+   2^63 such as 1e9.  1 if valid. */
+int vl_parse_steps(const char *s, int64_t *out);
 
 /* A size in bytes: a count with an optional suffix k, M or G (powers of
    1024, either case).  1 if valid and representable. */

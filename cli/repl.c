@@ -315,8 +315,8 @@ static int at_first_line;       /* the line being read starts an input */
 
 /* Special-form keywords: not bound, but typed all the time. */
 static const char *const keywords[] = {
-    "and", "cond", "cons", "cons*", "define", "else", "if", "include",
-    "lambda", "let", "let*", "letrec", "list", "or", "quote", NULL
+    "and", "begin", "cond", "cons", "cons*", "define", "else", "if",
+    "include", "lambda", "let", "let*", "letrec", "list", "or", "quote", NULL
 };
 
 static struct {
@@ -507,6 +507,20 @@ int vl_repl_run(VlSession *s)
             else if (!vl_input_blank(in.text))
                 vl_session_eval(s, in.text, "<repl>", 0);
             break;
+        }
+        if (!at_first_line && vl_meta_is_command(line)
+            && !vl_meta_is_command(in.text)) {
+            VlScan sc;
+            vl_input_scan(in.text, &sc);
+            if (!sc.in_string && !sc.in_comment) {
+                /* ",quit" under "(define (f x)": not text of the form */
+                fprintf(stderr, "a command cannot be given inside an "
+                        "unfinished form (%d open parenthes%s): finish the "
+                        "form, or Ctrl-C to discard it\n", sc.depth,
+                        sc.depth == 1 ? "is" : "es");
+                free(line);
+                continue;
+            }
         }
         int ok = input_add(&in, line);
         free(line);

@@ -69,16 +69,18 @@
 typedef enum Keyword {
     K_NONE, K_QUOTE, K_LAMBDA, K_LET, K_LETSTAR, K_LETREC, K_IF, K_COND,
     K_ELSE, K_AND, K_OR, K_CONS, K_CONSSTAR, K_LIST, K_DEFINE, K_INCLUDE,
-    K_COUNT
+    K_BEGIN, K_COUNT
 } Keyword;
 
 static const char *const keyword_names[K_COUNT] = {
     NULL, "quote", "lambda", "let", "let*", "letrec", "if", "cond",
-    "else", "and", "or", "cons", "cons*", "list", "define", "include"
+    "else", "and", "or", "cons", "cons*", "list", "define", "include",
+    "begin"
 };
 
 typedef struct Ctx {
     Symbol *kw[K_COUNT];  /* the keyword symbols, indexed by Keyword */
+    VlSymtab *syms;       /* for the temporaries of begin */
     VlDiag *diag;         /* the error being reported */
     int too_deep;         /* the error is the C stack guard's */
     VlCStack *cs;         /* the C stack guard */
@@ -377,46 +379,6 @@ static Ast *scan(Scan *s, Ast *a)
 
 /* ===== Quoted data and patterns ===== */
 
-/* Check that 'd' is a value: a number, boolean, () or pairs of those.
-   Depth first, car before cdr (the first offending datum in the text is
-   reported), with an explicit stack of the cdrs still to check, so that
-   any depth works. */
-static void check_quoted(Ctx *c, const Datum *d)
-{
-    const Datum **todo = NULL;
-    size_t n = 0, cap = 0;
-    for (;;) {
-        switch (d->kind) {
-        case D_NUM:
-        case D_BOOL:
-        case D_NIL:
-            if (n == 0)
-                return;
-            d = todo[--n];
-            break;
-        case D_SYM:
-            fail(c, d->pos, "quote: symbol '%s' is not a value "
-                 "(VLAD has no symbols as data)", d->u.sym->name);
-        case D_STR:
-            fail(c, d->pos, "quote: string %s is not a value "
-                 "(VLAD has no strings as data)", show(d));
-        case D_PAIR: {
-            const Datum *rest = cdr(d);
-            if (rest->kind == D_PAIR || rest->kind == D_SYM
-                || rest->kind == D_STR) {
-                if (n == cap) {
-                    cap = cap ? 2 * cap : 64;
-                    todo = vl_gc_realloc(todo, cap * sizeof *todo);
-                }
-                todo[n++] = rest;
-            }
-            d = car(d);
-            break;
-        }
-        }
-    }
-}
-
 /* Add the variable named by the symbol datum 'd' to 'vs'; a variable
    already there is an error. */
 static void varset_add(Ctx *c, const char *who, VarSet *vs, const Datum *d)
@@ -493,7 +455,7 @@ static Pattern *pattern_datum(Ctx *c, const char *who, VarSet *vs, Datum *d)
     case D_NIL:
         bad_pattern(c, d, "write '() for the empty list");
     case D_STR:
-        bad_pattern(c, d, PATTERN_FORMS);
+        return vl_pat_const(d->pos, d, d);
     case D_PAIR:
         break;
     }
@@ -505,7 +467,6 @@ static Pattern *pattern_datum(Ctx *c, const char *who, VarSet *vs, Datum *d)
     case K_QUOTE:
         if (len != 2)
             bad_pattern(c, d, "quote takes exactly one datum");
-        check_quoted(c, nth(d, 1));
         return vl_pat_const(d->pos, d, nth(d, 1));
     case K_CONS: {
         if (len != 3)
@@ -603,7 +564,6 @@ static NOINLINE Ast *expand_quote(Ctx *c, Datum *form, int len)
     if (len != 2)
         fail(c, form->pos, "quote: expected exactly one datum, got %d",
              len - 1);
-    check_quoted(c, nth(form, 1));
     return vl_ast_const(form->pos, nth(form, 1));
 }
 
@@ -897,18 +857,40 @@ static NOINLINE Ast *expand_cons(Ctx *c, const Env *env, Datum *form, int len)
     return vl_ast_cons(form->pos, a, b);
 }
 
+/* (begin e1 ... en): e1 ... en in order, the value of en (in tail
+   position): (let ((t1 e1)) ... en) with fresh variables. */
+static NOINLINE Ast *expand_begin(Ctx *c, const Env *env, Datum *form,
+                                  int len)
+{
+    if (len < 2)
+        fail(c, form->pos, "begin: expected at least one expression");
+    int n = len - 1;
+    Ast **xs = vl_gc_alloc((size_t)n * sizeof *xs);
+    Datum *e = cdr(form);
+    for (int i = 0; i < n; i++, e = cdr(e))
+        xs[i] = expand(c, env, car(e));
+    Ast *acc = xs[n - 1];
+    for (int i = n - 2; i >= 0; i--) {
+        Pattern **p = vl_gc_alloc(sizeof *p);
+        Ast **init = vl_gc_alloc(sizeof *init);
+        Symbol *t = vl_symbol_gensym(c->syms, "begin");
+        p[0] = vl_pat_var(xs[i]->pos, vl_datum_sym(xs[i]->pos, t), t);
+        init[0] = xs[i];
+        acc = vl_ast_let(i == 0 ? form->pos : xs[i]->pos, 1, p, init, acc);
+    }
+    return acc;
+}
+
 /* The expression 'd' in the scope 'env'. */
 static Ast *expand_datum(Ctx *c, const Env *env, Datum *d)
 {
     switch (d->kind) {
     case D_NUM:
     case D_BOOL:
+    case D_STR:
         return vl_ast_const(d->pos, d);
     case D_SYM:
         return expand_symbol(c, env, d);
-    case D_STR:
-        fail(c, d->pos, "string %s is not an expression (strings appear "
-             "only in (include \"name\"))", show(d));
     case D_NIL:
         fail(c, d->pos, "empty combination (); write '() for the empty "
              "list");
@@ -943,6 +925,8 @@ static Ast *expand_datum(Ctx *c, const Env *env, Datum *d)
         return expand_cons_chain(c, env, d, len, false);
     case K_LIST:
         return expand_cons_chain(c, env, d, len, true);
+    case K_BEGIN:
+        return expand_begin(c, env, d, len);
     case K_ELSE:
         fail(c, d->pos, "'else' is only allowed as the test of the last "
              "clause of cond");
@@ -1150,7 +1134,8 @@ static NOINLINE Ast *expand_body(Ctx *c, const Env *env, const char *who,
             fail(c, extra->pos, "%s: definitions must come before the "
                  "body's expression", who);
         fail(c, extra->pos, "%s: body has more than one expression (a body "
-             "is definitions followed by exactly one expression)", who);
+             "is definitions followed by exactly one expression; "
+             "(begin e1 e2 ...) sequences expressions)", who);
     }
     if (n == 0)
         return expand(c, env, expr);
@@ -1207,6 +1192,7 @@ VlExpandStatus vl_expand_toplevel(VlSymtab *syms, Datum *form,
     c->cs = cs;
     for (int k = 1; k < K_COUNT; k++)
         c->kw[k] = vl_symbol_intern_c(syms, keyword_names[k]);
+    c->syms = syms;
     *diag = NULL;
     if (setjmp(c->fail) != 0) {
         memset(out, 0, sizeof *out);

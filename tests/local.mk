@@ -39,6 +39,7 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/ad/error-tangent-real-for-pair.vlad \
 	%reldir%/ad/error-tangent-shared.vlad \
 	%reldir%/ad/error-tangent-suspended-tape.vlad \
+	%reldir%/ad/gradient-several.vlad \
 	%reldir%/ad/helpers-derivative.vlad \
 	%reldir%/ad/helpers-error-arity.vlad \
 	%reldir%/ad/helpers-error-derivative-not-real.vlad \
@@ -54,6 +55,7 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/ad/helpers-nesting.vlad \
 	%reldir%/ad/helpers-shadow.vlad \
 	%reldir%/ad/hessian.vlad \
+	%reldir%/ad/numeric-basics.vlad \
 	%reldir%/ad/random-grad-1.vlad \
 	%reldir%/ad/random-grad-2.vlad \
 	%reldir%/ad/random-grad-3.vlad \
@@ -103,6 +105,14 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/checkpoint/effects.vlad \
 	%reldir%/checkpoint/firstclass.vlad \
 	%reldir%/checkpoint/sizes.vlad \
+	%reldir%/cli/checkpoint-case.vlad \
+	%reldir%/cli/e-named-apart.vlad \
+	%reldir%/cli/e-number-argument.vlad \
+	%reldir%/cli/e-then-file.vlad \
+	%reldir%/cli/long-option-prefix.vlad \
+	%reldir%/cli/program-extension.vlad \
+	%reldir%/cli/shebang.vlad \
+	%reldir%/cli/step-limit-exponent.vlad \
 	%reldir%/cpj/bad-spec-base-fraction.vlad \
 	%reldir%/cpj/bad-spec-base-zero.vlad \
 	%reldir%/cpj/bad-spec-option.vlad \
@@ -116,6 +126,7 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/cpj/corpus-deep-list.vlad \
 	%reldir%/cpj/corpus-deep-recursion.vlad \
 	%reldir%/cpj/corpus-activity.vlad \
+	%reldir%/cpj/corpus-display.vlad \
 	%reldir%/cpj/corpus-forward-inside.vlad \
 	%reldir%/cpj/corpus-hand-hof.vlad \
 	%reldir%/cpj/corpus-helpers-inside.vlad \
@@ -165,7 +176,11 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/errors/compare-variadic-non-real.vlad \
 	%reldir%/errors/apply-number.vlad \
 	%reldir%/errors/apply-result.vlad \
+	%reldir%/errors/arity-parameter-list.vlad \
+	%reldir%/errors/arity-pattern-cons.vlad \
 	%reldir%/errors/backtrace-long.vlad \
+	%reldir%/errors/cpj-arity.vlad \
+	%reldir%/errors/derivative-not-real.vlad \
 	%reldir%/errors/error-after-output.vlad \
 	%reldir%/errors/form-bad-pattern.vlad \
 	%reldir%/errors/form-body-only-definitions.vlad \
@@ -201,9 +216,13 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/errors/form-pattern-bound-twice.vlad \
 	%reldir%/errors/form-quote-two.vlad \
 	%reldir%/errors/form-used-before-definition.vlad \
+	%reldir%/errors/gradient-list-for-tuple.vlad \
+	%reldir%/errors/gradient-not-procedure.vlad \
 	%reldir%/errors/include-cycle.vlad \
 	%reldir%/errors/include-error-inside.vlad \
 	%reldir%/errors/include-syntax-error.vlad \
+	%reldir%/errors/length-not-list.vlad \
+	%reldir%/errors/newline-argument.vlad \
 	%reldir%/errors/pattern-car-empty.vlad \
 	%reldir%/errors/pattern-cons-parameter.vlad \
 	%reldir%/errors/pattern-constant.vlad \
@@ -222,10 +241,12 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/errors/prim-zero-boolean.vlad \
 	%reldir%/errors/read-real-eof.vlad \
 	%reldir%/errors/read-real-not-number.vlad \
+	%reldir%/errors/starj-arity.vlad \
 	%reldir%/errors/stdin-runtime-error.vlad \
 	%reldir%/errors/step-limit-loop.vlad \
 	%reldir%/errors/syntax-bad-token-hash.vlad \
 	%reldir%/errors/syntax-bad-token-quasiquote.vlad \
+	%reldir%/errors/syntax-begin-empty.vlad \
 	%reldir%/errors/syntax-datum-comment-eof.vlad \
 	%reldir%/errors/syntax-dot-alone.vlad \
 	%reldir%/errors/syntax-dot-misuse.vlad \
@@ -234,8 +255,6 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/errors/syntax-empty-combination.vlad \
 	%reldir%/errors/syntax-mismatched-bracket.vlad \
 	%reldir%/errors/syntax-quote-eof.vlad \
-	%reldir%/errors/syntax-quote-symbol.vlad \
-	%reldir%/errors/syntax-string-expression.vlad \
 	%reldir%/errors/syntax-unclosed-paren.vlad \
 	%reldir%/errors/syntax-unexpected-close.vlad \
 	%reldir%/errors/syntax-unterminated-block-comment.vlad \
@@ -247,6 +266,7 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/lang/arith-expt-atan.vlad \
 	%reldir%/lang/arith-modulo-floor.vlad \
 	%reldir%/lang/arith-modulo-zero-sign.vlad \
+	%reldir%/lang/arith-unary.vlad \
 	%reldir%/lang/arith-variadic.vlad \
 	%reldir%/lang/booleans-truthiness.vlad \
 	%reldir%/lang/checkpoint-basics.vlad \
@@ -260,6 +280,7 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/lang/closures-loop-capture.vlad \
 	%reldir%/lang/comments.vlad \
 	%reldir%/lang/forms-and-or.vlad \
+	%reldir%/lang/forms-begin.vlad \
 	%reldir%/lang/forms-cons-list.vlad \
 	%reldir%/lang/forms-if-cond.vlad \
 	%reldir%/lang/forms-lambda.vlad \
@@ -273,6 +294,8 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/lang/internal-defines.vlad \
 	%reldir%/lang/io-read-real.vlad \
 	%reldir%/lang/io-write.vlad \
+	%reldir%/lang/labels-strings.vlad \
+	%reldir%/lang/labels-symbols.vlad \
 	%reldir%/lang/lists-long.vlad \
 	%reldir%/lang/lists-long-forms.vlad \
 	%reldir%/lang/names-identifiers.vlad \
@@ -280,6 +303,7 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/lang/numbers-exponents.vlad \
 	%reldir%/lang/numbers-fractions.vlad \
 	%reldir%/lang/numbers-integral.vlad \
+	%reldir%/lang/numbers-read-special.vlad \
 	%reldir%/lang/numbers-roundtrip.vlad \
 	%reldir%/lang/numbers-special.vlad \
 	%reldir%/lang/options-arguments.vlad \
@@ -287,6 +311,7 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/lang/options-no-arguments.vlad \
 	%reldir%/lang/options-stdin.vlad \
 	%reldir%/lang/options-step-limit.vlad \
+	%reldir%/lang/output-display.vlad \
 	%reldir%/lang/patterns-basic.vlad \
 	%reldir%/lang/patterns-constants.vlad \
 	%reldir%/lang/patterns-let.vlad \
@@ -298,6 +323,7 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/lang/programs-quicksort.vlad \
 	%reldir%/lang/quote-data.vlad \
 	%reldir%/lang/recursion-deep.vlad \
+	%reldir%/lang/script-shebang.vlad \
 	%reldir%/lang/tail-calls-loop.vlad \
 	%reldir%/lang/tail-calls-mutual.vlad \
 	%reldir%/lang/toplevel-definitions.vlad \
@@ -320,6 +346,7 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/stdlib/err-cdr-real.vlad \
 	%reldir%/stdlib/err-conformance-cadr.vlad \
 	%reldir%/stdlib/err-dot-length.vlad \
+	%reldir%/stdlib/err-even-fraction.vlad \
 	%reldir%/stdlib/err-filter-not-procedure.vlad \
 	%reldir%/stdlib/err-fold-left-bad-f.vlad \
 	%reldir%/stdlib/err-iota-not-real.vlad \
@@ -334,11 +361,15 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/stdlib/err-map-not-procedure.vlad \
 	%reldir%/stdlib/err-map2-first-shorter.vlad \
 	%reldir%/stdlib/err-map2-second-shorter.vlad \
+	%reldir%/stdlib/err-max-empty.vlad \
+	%reldir%/stdlib/err-max-non-real.vlad \
 	%reldir%/stdlib/err-reduce-improper.vlad \
 	%reldir%/stdlib/err-reverse-real.vlad \
+	%reldir%/stdlib/err-round-boolean.vlad \
 	%reldir%/stdlib/err-second-empty.vlad \
 	%reldir%/stdlib/err-sqr-pair.vlad \
 	%reldir%/stdlib/err-v+-length.vlad \
+	%reldir%/stdlib/err-v-shape.vlad \
 	%reldir%/stdlib/filter.vlad \
 	%reldir%/stdlib/fold-left.vlad \
 	%reldir%/stdlib/iota.vlad \
@@ -346,13 +377,16 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/stdlib/list-ref.vlad \
 	%reldir%/stdlib/map.vlad \
 	%reldir%/stdlib/map2.vlad \
+	%reldir%/stdlib/max-min.vlad \
 	%reldir%/stdlib/names.vlad \
 	%reldir%/stdlib/numeric.vlad \
 	%reldir%/stdlib/pairs.vlad \
 	%reldir%/stdlib/reduce.vlad \
 	%reldir%/stdlib/reverse.vlad \
+	%reldir%/stdlib/rounding.vlad \
 	%reldir%/stdlib/shadow-global.vlad \
 	%reldir%/stdlib/shadow-local.vlad \
+	%reldir%/stdlib/vectors-tuples.vlad \
 	%reldir%/stdlib/vectors.vlad
 
 VLAD_EXAMPLE_TESTS = \
@@ -525,6 +559,7 @@ VLAD_REPL_TESTS = \
 	%reldir%/repl/history.py \
 	%reldir%/repl/interrupt.py \
 	%reldir%/repl/output.py \
+	%reldir%/repl/language.py \
 	%reldir%/repl/options.py
 
 TESTS += $(VLAD_REPL_TESTS)

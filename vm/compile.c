@@ -226,6 +226,7 @@ typedef struct DatumWork {
 
 Value vl_compile_datum_value(VladState *S, const Datum *d)
 {
+    (void)S;
     /* depth first, car before cdr, with an explicit stack of the cdrs
        still to convert: any depth works */
     Value root = NIL_VAL;
@@ -261,9 +262,11 @@ Value vl_compile_datum_value(VladState *S, const Datum *d)
             continue;
         }
         case D_SYM:
+            *dest = vl_obj(VT_SYM, d->u.sym);
+            break;
         case D_STR:
-            vl_except_at(S, VLAD_ERR_SYNTAX, d->pos, "quoted data may hold "
-                         "only numbers, booleans and lists");
+            *dest = vl_obj(VT_STR, d->u.str);
+            break;
         }
         if (n == 0)
             return root;

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "vm/ad.h"
 #include "vm/cont.h"
 #include "vm/except.h"
@@ -66,9 +67,9 @@ int vl_cpj_parse(const char *spec, CpjStrategy *out, char *err,
     CpjStrategy s = vl_cpj_default();
     const char *p = spec, *comma = strchr(p, ',');
     size_t len = comma ? (size_t)(comma - p) : strlen(p);
-    if (len == 9 && strncmp(p, "bisection", 9) == 0)
+    if (len == 9 && strncasecmp(p, "bisection", 9) == 0)
         s.kind = CPJ_BISECTION;
-    else if (len == 8 && strncmp(p, "binomial", 8) == 0)
+    else if (len == 8 && strncasecmp(p, "binomial", 8) == 0)
         s.kind = CPJ_BINOMIAL;
     else {
         snprintf(err, errlen, "unknown checkpoint strategy '%.*s' in '%s' "
@@ -83,14 +84,14 @@ int vl_cpj_parse(const char *spec, CpjStrategy *out, char *err,
         size_t klen = eq ? (size_t)(eq - p) : len;
         int64_t v = 0;
         int ok = eq != NULL && parse_count(eq + 1, len - klen - 1, &v);
-        if (klen == 4 && strncmp(p, "base", 4) == 0) {
+        if (klen == 4 && strncasecmp(p, "base", 4) == 0) {
             if (!ok || v < 1) {
                 snprintf(err, errlen, "checkpoint strategy '%s': base must "
                          "be a whole number of steps >= 1", spec);
                 return 0;
             }
             s.base = v;
-        } else if (klen == 5 && strncmp(p, "slots", 5) == 0
+        } else if (klen == 5 && strncasecmp(p, "slots", 5) == 0
                    && s.kind == CPJ_BINOMIAL) {
             if (!ok || v < 1) {
                 snprintf(err, errlen, "checkpoint strategy '%s': slots "

@@ -21,6 +21,7 @@
 #include "parser/cnum.h"
 #include "vm/ad.h"
 #include "vm/cont.h"
+#include "vm/compile.h"
 #include "vm/cpj.h"
 #include "vm/except.h"
 #include "vm/print.h"
@@ -176,10 +177,24 @@ int vl_prims_inline_arity(int id)
         return vl_prims_arith(S, id, args[0], args[1]); \
     }
 ARITH_PRIM(p_add, IN_ADD)
-ARITH_PRIM(p_sub, IN_SUB)
 ARITH_PRIM(p_mul, IN_MUL)
-ARITH_PRIM(p_div, IN_DIV)
 #undef ARITH_PRIM
+
+/* - and / also take one operand (vl_prims_one_operand): (- x) is
+   -0.0 - x, exactly -x (also for zeros), (/ x) is 1 / x. */
+static Value p_sub(VladState *S, Value *args)
+{
+    if (IS_UNDEF(args[1]))
+        return vl_prims_arith(S, IN_SUB, vl_num(-0.0), args[0]);
+    return vl_prims_arith(S, IN_SUB, args[0], args[1]);
+}
+
+static Value p_div(VladState *S, Value *args)
+{
+    if (IS_UNDEF(args[1]))
+        return vl_prims_arith(S, IN_DIV, vl_num(1), args[0]);
+    return vl_prims_arith(S, IN_DIV, args[0], args[1]);
+}
 
 #define BINARY_PRIM(cname, id) \
     static Value cname(VladState *S, Value *args) \
@@ -452,6 +467,123 @@ static Value read_real(VladState *S)
     return vl_num(x);
 }
 
+/* ===== Labels: display, newline, symbol?, string?; prelude errors ===== */
+
+/* (display v): v as display shows it (vm/print.h), no newline; the value
+   is #<void>, which the top level does not echo.  Output once under
+   checkpoint-*j, as for write. */
+static Value p_display(VladState *S, Value *args)
+{
+    if (vl_cpj_may_output(S)) {
+        StrBuf b;
+        vl_buf_init(&b);
+        vl_print_display(S, &b, args[0]);
+        vl_state_write(S, b.data, b.len);
+    }
+    return VOID_VAL;
+}
+
+/* (newline): a newline; #<void>. */
+static Value p_newline(VladState *S, Value *args)
+{
+    if (!IS_NIL(args[0]))
+        vl_except_runtime(S, VLAD_ERR_RUNTIME, "newline: expected no "
+                          "argument, got %s",
+                          vl_print_to_string(S, args[0], 200));
+    if (vl_cpj_may_output(S))
+        vl_state_write(S, "\n", 1);
+    return VOID_VAL;
+}
+
+static Value p_symbolp(VladState *S, Value *args)
+{
+    (void)S;
+    return vl_bool(IS_SYM(args[0]));
+}
+
+static Value p_stringp(VladState *S, Value *args)
+{
+    (void)S;
+    return vl_bool(IS_STR(args[0]));
+}
+
+/* (%type-error who what v), for the prelude's argument checks: the error
+   "WHO: expected WHAT, got V" of a primitive (who a symbol, what a
+   string such as "a list"). */
+static Value p_type_error(VladState *S, Value *args)
+{
+    Value who = args[0];
+    if (!IS_PAIR(args[1]) || !IS_SYM(who) || !IS_STR(AS_PAIR(args[1])->car))
+        type_error(S, "%type-error", "(%type-error 'who \"what\" value)",
+                   vl_value_tuple(args, 2));
+    type_error(S, ((const Symbol *)who.as.ptr)->name,
+               AS_PAIR(args[1])->car.as.ptr, AS_PAIR(args[1])->cdr);
+}
+
+/* (%real who x): x when it is a real, else the error "WHO: expected a
+   real, got X" (a primitive: one step, and no frame in backtraces). */
+static Value p_check_real(VladState *S, Value *args)
+{
+    if (IS_REAL(args[1]))
+        return args[1];
+    type_error(S, IS_SYM(args[0]) ? ((const Symbol *)args[0].as.ptr)->name
+                                  : "%real", "a real", args[1]);
+}
+
+int vl_prims_param_list(const Proto *p)
+{
+    if (p->param == NULL)
+        return 0;
+    if (p->param->source->kind != D_PAIR)
+        return 1;
+    const Datum *head = p->param->source->u.pair.car;
+    return !(head->kind == D_SYM && (strcmp(head->u.sym->name, "cons") == 0
+                                     || strcmp(head->u.sym->name, "cons*")
+                                        == 0));
+}
+
+/* (%check-tuple-call who f x): x, after checking that f is a procedure
+   ("WHO: expected a procedure, got F"); unless f is a procedure of n >= 2
+   parameters (written (lambda (a b ...) ...), taking the tuple
+   (cons* a b ...)) and x is a list of exactly n elements: then the error
+   that says how to call 'who' (gradient, ...) with f's arguments. */
+static Value p_check_tuple_call(VladState *S, Value *args)
+{
+    if (!IS_PAIR(args[1]))
+        return args[1];
+    Value who = args[0], f = AS_PAIR(args[1])->car;
+    Value x = AS_PAIR(args[1])->cdr;
+    if (!IS_SYM(who))
+        return x;
+    if (!IS_PROC(f))
+        type_error(S, ((const Symbol *)who.as.ptr)->name, "a procedure", f);
+    if (!IS_CLOSURE(f) || AS_CLOSURE(f)->proto->nparams < 2)
+        return x;
+    const Proto *p = AS_CLOSURE(f)->proto;
+    int n = p->nparams, len = 0;
+    Value t = x;
+    for (; IS_PAIR(t) && len <= n; t = AS_PAIR(t)->cdr)
+        len++;
+    if (len != n || !IS_NIL(t) || !vl_prims_param_list(p))
+        return x;
+    StrBuf call;                        /* " x1 ... xn" */
+    vl_buf_init(&call);
+    for (t = x; IS_PAIR(t); t = AS_PAIR(t)->cdr) {
+        vl_buf_adds(&call, " ");
+        vl_print_value(S, &call, AS_PAIR(t)->car, 40);
+    }
+    const char *params = vl_datum_to_string(p->param->source, 80);
+    const char *name = ((const Symbol *)who.as.ptr)->name;
+    const char *fname = p->name ? p->name : "the procedure";
+    vl_except_runtime(S, VLAD_ERR_RUNTIME,
+                      "%s: %s takes %d arguments %s, as a tuple, but x is "
+                      "the list %s: write (%s %s%s), or define %s with the "
+                      "one parameter (list %s", name, fname, n, params,
+                      vl_print_to_string(S, x, 80), name,
+                      p->name ? p->name : "f", call.data, fname,
+                      params[0] == '(' ? params + 1 : params);
+}
+
 static const PrimInfo prim_table[] = {
     {"+", p_add, 2, IN_ADD},
     {"-", p_sub, 2, IN_SUB},
@@ -485,6 +617,14 @@ static const PrimInfo prim_table[] = {
     {"write", p_write, 1, -1},
     {"write-real", p_write_real, 1, -1},
     {"read-real", p_read_real, 1, -1},
+    /* labels (doc/reference.md, 6) and the prelude's errors */
+    {"display", p_display, 1, -1},
+    {"newline", p_newline, 1, -1},
+    {"symbol?", p_symbolp, 1, -1},
+    {"string?", p_stringp, 1, -1},
+    {"%type-error", p_type_error, 2, -1},
+    {"%check-tuple-call", p_check_tuple_call, 2, -1},
+    {"%real", p_check_real, 2, -1},
 };
 
 void vl_prims_install(VladState *S)

@@ -35,6 +35,19 @@ VL_INTERNAL int vl_prims_inline_arity(int id);
    (a b . c).  Any argument kinds; raise on bad ones.  'id' is an
    InlineId. */
 VL_INTERNAL Value vl_prims_arith(VladState *S, int id, Value a, Value b);
+
+/* Whether the procedure 'p' of a tuple pattern (nparams > 1) was written
+   with a parameter list, (lambda (a b c) ...), rather than a pattern
+   such as (lambda ((cons a (cons b c))) ...); 0 when p has no pattern
+   (hand-assembled code). */
+VL_INTERNAL int vl_prims_param_list(const Proto *p);
+
+/* Whether the binary primitive 'pi' also takes one operand, which the
+   caller passes as a = the operand, b = UNDEF_VAL: (- x) and (/ x). */
+static inline int vl_prims_one_operand(const PrimInfo *pi)
+{
+    return pi->inline_id == IN_SUB || pi->inline_id == IN_DIV;
+}
 VL_INTERNAL int vl_prims_compare(VladState *S, int id, Value a, Value b);
 /* General paths of the inline operations: exactly two operands. */
 VL_INTERNAL int vl_prims_compare_two(VladState *S, int id, Value a, Value b);

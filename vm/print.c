@@ -80,6 +80,22 @@ typedef struct Work {
     const char *text;
 } Work;
 
+/* A string as 'write' shows it: in double quotes, with the reader's
+   escapes for ", \, newline and tab. */
+static void print_string(StrBuf *b, const char *s)
+{
+    vl_buf_adds(b, "\"");
+    for (; *s; s++) {
+        const char *esc = *s == '"' ? "\\\"" : *s == '\\' ? "\\\\"
+                        : *s == '\n' ? "\\n" : *s == '\t' ? "\\t" : NULL;
+        if (esc != NULL)
+            vl_buf_adds(b, esc);
+        else
+            vl_buf_add(b, s, 1);
+    }
+    vl_buf_adds(b, "\"");
+}
+
 /* Where a printing goes and what stops it. */
 typedef struct Printer {
     VladState *S;
@@ -89,6 +105,8 @@ typedef struct Printer {
     int64_t pairs;          /* pairs printed since the last poll */
     const SrcPos *at;       /* where a stop is reported; NULL: the VM's
                                instruction, with a backtrace */
+    int display;            /* 'display': strings without quotes or
+                               escapes (also inside lists) */
 } Printer;
 
 #define PRINT_CHUNK 4096    /* bytes handed to vl_state_write at once */
@@ -215,6 +233,18 @@ static void walk(Printer *pr, Value v)
             vl_buf_adds(b, AS_CKPT(x)->finished ? "#<checkpoint finished>"
                                                  : "#<checkpoint>");
             break;
+        case VT_SYM:
+            vl_buf_adds(b, ((const Symbol *)x.as.ptr)->name);
+            break;
+        case VT_STR:
+            if (pr->display)
+                vl_buf_adds(b, x.as.ptr);
+            else
+                print_string(b, x.as.ptr);
+            break;
+        case VT_VOID:
+            vl_buf_adds(b, "#<void>");
+            break;
         case VT_UNDEF:
         case VT_RAW:
             vl_buf_adds(b, "#<internal>");
@@ -225,7 +255,13 @@ static void walk(Printer *pr, Value v)
 
 void vl_print_value(VladState *S, StrBuf *b, Value v, size_t max)
 {
-    Printer pr = {S, b, max, 0, 0, NULL};
+    Printer pr = {S, b, max, 0, 0, NULL, 0};
+    walk(&pr, v);
+}
+
+void vl_print_display(VladState *S, StrBuf *b, Value v)
+{
+    Printer pr = {S, b, 0, 0, 0, NULL, 1};
     walk(&pr, v);
 }
 
@@ -241,7 +277,7 @@ void vl_print_write(VladState *S, Value v, const SrcPos *at)
 {
     StrBuf b;
     vl_buf_init(&b);
-    Printer pr = {S, &b, 0, 1, 0, at};
+    Printer pr = {S, &b, 0, 1, 0, at, 0};
     walk(&pr, v);
     S->print_steps += pr.pairs;     /* the next print's polls count them */
     vl_buf_add(&b, "\n", 1);

@@ -4,7 +4,9 @@
  * Reals in the shortest form that reads back to the same double (integral
  * values without a decimal point), +inf.0 -inf.0 +nan.0, #t #f (), lists
  * with a dot before an improper tail, #<procedure NAME>, #<checkpoint>.
- * Reals under differentiation print as their primal value.
+ * Reals under differentiation print as their primal value.  Symbols
+ * print as their name, strings in double quotes with escapes (display:
+ * as they are), the value of display and newline as #<void>.
  */
 #ifndef VL_PRINT_H
 #define VL_PRINT_H
@@ -28,6 +30,10 @@ VL_INTERNAL void vl_print_number(StrBuf *b, double x);
 /* Append the printed form of 'v'; output past 'max' bytes (0: no limit)
    is cut and ends with "...". */
 VL_INTERNAL void vl_print_value(VladState *S, StrBuf *b, Value v, size_t max);
+
+/* Append 'v' as display shows it: like vl_print_value, but strings
+   (also inside lists) without quotes or escapes. */
+VL_INTERNAL void vl_print_display(VladState *S, StrBuf *b, Value v);
 
 /* The printed form as a GC string (for messages). */
 VL_INTERNAL char *vl_print_to_string(VladState *S, Value v, size_t max);

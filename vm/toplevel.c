@@ -305,7 +305,7 @@ static void run_form(VladState *S, const TopForm *f, RunCtx *ctx)
         return;
     }
     ctx->last = v;
-    if (S->config.echo_results)
+    if (S->config.echo_results && !IS_VOID(v))
         vl_print_write(S, v, &f->pos);
     vl_state_flush(S);
 }

@@ -55,6 +55,10 @@ int vl_value_equal(Value a, Value b)
             same = 1;
         } else if (a.tag == VT_BOOL) {
             same = a.as.boolean == b.as.boolean;
+        } else if (a.tag == VT_STR) {
+            same = strcmp(a.as.ptr, b.as.ptr) == 0;
+        } else if (a.tag == VT_VOID) {
+            same = 1;
         } else {
             same = a.as.ptr == b.as.ptr;
         }
@@ -77,6 +81,9 @@ const char *vl_value_kind(Value v)
     case VT_PAIR: return "pair";
     case VT_CLOSURE: case VT_PRIM: return "procedure";
     case VT_CKPT: return "checkpoint";
+    case VT_SYM: return "symbol";
+    case VT_STR: return "string";
+    case VT_VOID: return "void";
     default: return "internal value";
     }
 }

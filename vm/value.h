@@ -39,6 +39,12 @@
  * differentiation a real may also be a dual number (forward mode) or a tape
  * node (reverse mode); IS_REAL accepts all three.
  *
+ * Labels.  VT_SYM (a quoted symbol, 'loss) and VT_STR (a string literal,
+ * "loss = ") are constant data for output: they print, compare in
+ * constant patterns, and are constants under differentiation (their
+ * (co)tangent is the value itself, like #t and ()).  VT_VOID is the value
+ * of display and newline, which the top level does not echo.
+ *
  * Internal tags (never seen by VLAD code): VT_UNDEF marks an unbound global
  * or a dead register; VT_RAW carries a raw machine word (frame headers,
  * step counts kept in delimiter frames, pointers to compiler data).
@@ -63,7 +69,10 @@ typedef enum ValueTag {
     VT_CKPT,        /* as.obj -> Checkpoint */
     VT_DUAL,        /* as.obj -> Dual (forward-mode real) */
     VT_TAPE,        /* as.obj -> TapeNode (reverse-mode real) */
-    VT_RAW          /* internal: as.i / as.ptr raw word */
+    VT_RAW,         /* internal: as.i / as.ptr raw word */
+    VT_SYM,         /* as.ptr -> Symbol (interned: equal iff same pointer) */
+    VT_STR,         /* as.ptr -> NUL-terminated GC string (immutable) */
+    VT_VOID         /* the value of display and newline: never echoed */
 } ValueTag;
 
 typedef struct Value {
@@ -88,6 +97,9 @@ typedef struct Value {
 #define IS_CKPT(v) ((v).tag == VT_CKPT)
 #define IS_REAL(v) ((v).tag == VT_NUM || (v).tag == VT_DUAL \
                     || (v).tag == VT_TAPE)
+#define IS_SYM(v) ((v).tag == VT_SYM)
+#define IS_STR(v) ((v).tag == VT_STR)
+#define IS_VOID(v) ((v).tag == VT_VOID)
 #define IS_PROC(v) ((v).tag == VT_CLOSURE || (v).tag == VT_PRIM)
 #define IS_FALSE(v) ((v).tag == VT_BOOL && !(v).as.boolean)
 #define IS_TRUE(v) (!IS_FALSE(v))
@@ -202,5 +214,6 @@ VL_INTERNAL const char *vl_value_kind(Value v);
 #define UNDEF_VAL ((Value){VT_UNDEF, 0, {.i = 0}})
 #define TRUE_VAL ((Value){VT_BOOL, 0, {.boolean = 1}})
 #define FALSE_VAL ((Value){VT_BOOL, 0, {.boolean = 0}})
+#define VOID_VAL ((Value){VT_VOID, 0, {.i = 0}})
 
 #endif

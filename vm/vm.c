@@ -74,17 +74,25 @@ static void adapt_args(VladState *S, Value fn, Value *args, int nargs,
     Value whole = args[0];
     Value v = whole;
     for (int i = 0; i < want - 1; i++) {
+        if (!IS_PAIR(v) && i == 0 && IS_PRIM(fn)
+            && vl_prims_one_operand(AS_PRIM(fn))) {
+            args[1] = UNDEF_VAL;        /* (- x), (/ x) */
+            return;
+        }
+        if (!IS_PAIR(v) && IS_CLOSURE(fn)
+            && AS_CLOSURE(fn)->proto->param != NULL
+            && !vl_prims_param_list(AS_CLOSURE(fn)->proto)) {
+            Proto *p = AS_CLOSURE(fn)->proto;
+            vl_except_runtime(S, VLAD_ERR_RUNTIME,
+                              "%s: argument %s does not match pattern %s",
+                              proc_name(fn),
+                              vl_print_to_string(S, whole, 200),
+                              vl_datum_to_string(p->param->source, 200));
+        }
         if (!IS_PAIR(v)) {
-            if (IS_CLOSURE(fn) && AS_CLOSURE(fn)->proto->param != NULL) {
-                Proto *p = AS_CLOSURE(fn)->proto;
-                vl_except_runtime(S, VLAD_ERR_RUNTIME,
-                                  "%s: argument %s does not match pattern "
-                                  "%s", proc_name(fn),
-                                  vl_print_to_string(S, whole, 200),
-                                  p->param
-                                  ? vl_datum_to_string(p->param->source, 200)
-                                  : "?");
-            }
+            /* a primitive, or a closure written with a parameter list
+               (lambda (a b c) ...): the same message for *j and for the
+               prelude's checkpoint-*j */
             vl_except_runtime(S, VLAD_ERR_RUNTIME,
                               "%s: expected %d arguments, got %s %s",
                               proc_name(fn), want,

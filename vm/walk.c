@@ -342,7 +342,14 @@ static Value walk(Walk *w, Value a, Value b)
             break;
         case VT_NIL:
         case VT_BOOL:
+        case VT_STR:        /* equal spelling: two literals match */
+            if (w->zip && !vl_value_equal(a, b))
+                mismatch(w, a, b);
+            r = a;
+            break;
         case VT_PRIM:
+        case VT_SYM:
+        case VT_VOID:
         case VT_UNDEF:
             if (w->zip && (a.tag != b.tag || a.as.i != b.as.i))
                 mismatch(w, a, b);

@@ -100,8 +100,8 @@ int main(void)
     printf("at line %d, column %d of %s: %s\n", err->line, err->column,
            err->file, err->message);
     expect("error text", err->text,
-           "minimal:1:19: error: car: argument 42 does not match pattern "
-           "(cons a d)\n"
+           "minimal:1:19: error: car: expected a pair, got 42\n"
+           "  in car\n"
            "  in first at minimal:1:19\n"
            "  in top level at minimal:2:1\n");
 

@@ -196,14 +196,15 @@ static void test_errors(void)
     CHECK(vlad_is_nil(v));
     e = vlad_last_error(S);
     CHECK_INT(e->status, VLAD_ERR_RUNTIME);
-    CHECK_STR(e->message, "car: argument 5 does not match pattern (cons a d)");
+    CHECK_STR(e->message, "car: expected a pair, got 5");
     CHECK_STR(e->file, "chunk");
     CHECK_INT(e->line, 1);
     CHECK_INT(e->column, 15);
-    CHECK_STR(e->backtrace, "  in f at chunk:1:15\n"
+    CHECK_STR(e->backtrace, "  in car\n"
+                            "  in f at chunk:1:15\n"
                             "  in top level at chunk:2:1\n");
-    CHECK_STR(e->text, "chunk:1:15: error: car: argument 5 does not match "
-                       "pattern (cons a d)\n"
+    CHECK_STR(e->text, "chunk:1:15: error: car: expected a pair, got 5\n"
+                       "  in car\n"
                        "  in f at chunk:1:15\n"
                        "  in top level at chunk:2:1\n");
 

@@ -51,9 +51,10 @@ VLAD_GOLDEN_TESTS += \
 	%reldir%/cli-heap-limit-suffix.vlad \
 	%reldir%/cli-include-dir-missing.vlad \
 	%reldir%/cli-missing-file.vlad \
+	%reldir%/cli-option-ambiguous.vlad \
 	%reldir%/cli-script-argument-word.vlad \
 	%reldir%/cli-stdin-syntax-error.vlad \
-	%reldir%/cli-step-limit-exponent.vlad \
+	%reldir%/cli-step-limit-fraction.vlad \
 	%reldir%/cli-step-limit-missing.vlad \
 	%reldir%/cli-step-limit-negative.vlad \
 	%reldir%/cli-step-limit-word.vlad \
@@ -61,10 +62,10 @@ VLAD_GOLDEN_TESTS += \
 	%reldir%/cli-unknown-short-option.vlad \
 	%reldir%/cpj-bad-spec-empty.vlad \
 	%reldir%/cpj-bad-spec-huge-slots.vlad \
+	%reldir%/cpj-bad-spec-misspelled.vlad \
 	%reldir%/cpj-bad-spec-negative-base.vlad \
 	%reldir%/cpj-bad-spec-space.vlad \
 	%reldir%/cpj-bad-spec-trailing-comma.vlad \
-	%reldir%/cpj-bad-spec-uppercase.vlad \
 	%reldir%/cpj-cotangent-shape.vlad \
 	%reldir%/cpj-error-nested.vlad \
 	%reldir%/cpj-heap-limit.vlad \
@@ -80,6 +81,7 @@ VLAD_GOLDEN_TESTS += \
 	%reldir%/cpj-read-real-eof-second.vlad \
 	%reldir%/cpj-step-limit.vlad \
 	%reldir%/expand-and-pattern.vlad \
+	%reldir%/expand-begin-definition.vlad \
 	%reldir%/expand-cond-clause-not-list.vlad \
 	%reldir%/expand-cond-empty.vlad \
 	%reldir%/expand-define-number.vlad \
@@ -93,7 +95,6 @@ VLAD_GOLDEN_TESTS += \
 	%reldir%/expand-include-self.vlad \
 	%reldir%/expand-include-two-arguments.vlad \
 	%reldir%/expand-lambda-pattern-application.vlad \
-	%reldir%/expand-lambda-string-parameter.vlad \
 	%reldir%/expand-let-no-body.vlad \
 	%reldir%/expand-let-star-binding-one.vlad \
 	%reldir%/expand-letrec-bound-twice.vlad \

@@ -154,9 +154,10 @@ def step_limit_command():
         r"<repl>:1:\d+: error: step limit exceeded \(1000 steps\)\n.*")
     cmd(v, "(let loop ((i 0)) (if (= i 10) i (loop (+ i 1))))", r"10\n")
     cmd(v, ",step-limit lots",
-        r",step-limit needs a non-negative integer \(0 or 'none': no "
+        r",step-limit needs a non-negative whole number \(0 or 'none': no "
         r"limit\), got 'lots'\n")
     cmd(v, ",step-limit -5", r",step-limit needs .*got '-5'\n")
+    cmd(v, ",step-limit 1e3", r"step limit: 1000 steps\n")
     cmd(v, ",step-limit", r"step limit: 1000 steps\n")
     cmd(v, ",step-limit none", r"step limit: none\n")
     cmd(v, ",step-limit 20", r"step limit: 20 steps\n")

@@ -38,6 +38,12 @@ def unique_names():
     v.expect(r"\(lambda ")
     v.send(CTRL_C)
     v.expect(r"\^C\nvlad> ")
+    v.send("(beg" + TAB)                    # begin is a keyword too
+    v.expect(r"\(begin ")
+    v.send("(disp" + TAB)                   # display: a primitive
+    v.expect(r"\(display ")
+    v.send("'ok))\r")
+    v.expect(r"\nokvlad> ")
     v.send("((lambda (x) (magn" + TAB)      # inside a form
     v.expect(r"magnitude ")
     v.send("x)) '(3 4))\r")

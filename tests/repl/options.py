@@ -76,7 +76,7 @@ def expressions():
     st, out, err = run(["-e", "(+ 1 1)", "-e", "(car 5)", "-e", "(+ 2 2)"])
     expect_equal("status", st, 1)
     expect_equal("stdout", out, "2\n")
-    expect_in("stderr", "<-e>:1:1: error: ", err)
+    expect_in("stderr", "<-e#2>:1:1: error: ", err)     # the second -e
 
 
 def include_dirs():
@@ -102,10 +102,13 @@ def step_limit():
         expect_in("stderr", "error: step limit exceeded (500 steps)", err)
     ok(["--step-limit", "0", "-e",
         "(let loop ((i 0)) (if (= i 9999) i (loop (+ i 1))))"], "9999\n")
-    for bad in ("x", "-1", "", "1e3", "10k", "99999999999999999999"):
+    for bad in ("x", "-1", "", "2.5", "1e30", "10k", "99999999999999999999"):
         usage(["--step-limit", bad, "-e", "1"],
-              r"--step-limit needs a non-negative integer, got '%s'"
-              % re.escape(bad))
+              r"--step-limit needs a non-negative whole number \(such as "
+              r"1000000 or 1e9\), got '%s'" % re.escape(bad))
+    for args in (["--step-limit", "5e2"], ["--step=5e2"]):
+        st, out, err = run(args + ["-e", loop])
+        expect_in("stderr", "error: step limit exceeded (500 steps)", err)
     usage(["--step-limit"], r"option '--step-limit' needs an argument")
 
 

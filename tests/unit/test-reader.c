@@ -198,6 +198,11 @@ static void test_numbers(void)
     NUM("-2.5", -2.5);
     NUM("1e-5", 1e-5);
     NUM(".5", 0.5);
+    /* the printer's special reals read back */
+    NUM("+inf.0", INFINITY);
+    NUM("-inf.0", -INFINITY);
+    NUM("+nan.0", NAN);
+    NUM("-nan.0", NAN);
     NUM("+5", 5);
     NUM("1.", 1);
     NUM("6.02E23", 6.02e23);
@@ -242,7 +247,8 @@ static void test_symbols(void)
         "+", "-", "...", "1+", "-x", "x", "foo-bar", "*j", "j*",
         "checkpoint-*j", "v+", "k*v", "list->x", "<=", ">=", "=", "null?",
         "set!", "a.b", "..", "inf", "nan", "-inf", "+inf", "infinity",
-        "+inf.0", "-inf.0", "+nan.0", "0x10", "0X1p3", "1e", "1e+", "e5",
+        "inf.0", "+inf.1", "+nan.00", "+INF.0", "0x10", "0X1p3", "1e", "1e+",
+        "e5",
         "1.2.3", "--1", "+-1", "1-", "!$%&*/:<=>?^_~+-.@", "\xce\xbb",
         "CamelCase", "_", "@", "a1", "1a"
     };
