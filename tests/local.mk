@@ -393,8 +393,12 @@ VLAD_EXAMPLE_TESTS = \
 	examples/checkpoints.vlad \
 	examples/closures.vlad \
 	examples/demo.vlad \
+	examples/gradient-descent.vlad \
+	examples/hessian.vlad \
 	examples/lists.vlad \
-	examples/newton.vlad
+	examples/nested.vlad \
+	examples/newton.vlad \
+	examples/pendulum.vlad
 
 VLAD_TEST_FILES = \
 	%reldir%/checkpoint/reference-programs.vlad \
@@ -499,6 +503,7 @@ endif
 
 EXTRA_DIST += \
 	%reldir%/README.md \
+	examples/README.md \
 	%reldir%/run-golden \
 	%reldir%/check-listed \
 	%reldir%/conformance.sh \
