@@ -49,7 +49,11 @@ static inline int vl_api_valid(Value v)
     case VT_CKPT:
     case VT_DUAL:
     case VT_TAPE:
+    case VT_SYM:
+    case VT_STR:
         return v.as.ptr != NULL;
+    case VT_VOID:
+        return 1;
     case VT_UNDEF:
     case VT_RAW:
     default:

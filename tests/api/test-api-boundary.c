@@ -303,9 +303,33 @@ static void test_read_lies(void)
     }
 }
 
+/* Labels (a quoted symbol, a string literal) and the value of display are
+   values libvlad hands out: they go back in through every call. */
+static void test_label_values(void)
+{
+    VladState *S = vlad_open(NULL);
+    CHECK(S != NULL);
+    VladValue sym, str, vo, f, out;
+    CHECK_STATUS(S, vlad_eval_string(S, "'loss", "t", &sym), VLAD_OK);
+    CHECK_STATUS(S, vlad_eval_string(S, "\"a b\"", "t", &str), VLAD_OK);
+    CHECK_STATUS(S, vlad_eval_string(S, "(newline)", "t", &vo), VLAD_OK);
+    CHECK_STATUS(S, vlad_eval_string(S, "(lambda (x) (list x x))", "t", &f),
+                 VLAD_OK);
+    CHECK_STATUS(S, vlad_call(S, f, sym, &out), VLAD_OK);
+    CHECK_STR(vlad_to_string(S, out), "(loss loss)");
+    CHECK_STATUS(S, vlad_call(S, f, str, &out), VLAD_OK);
+    CHECK_STR(vlad_to_string(S, out), "(\"a b\" \"a b\")");
+    CHECK_STATUS(S, vlad_call(S, f, vo, &out), VLAD_OK);
+    CHECK_STR(vlad_to_string(S, out), "(#<void> #<void>)");
+    CHECK_STATUS(S, vlad_set_global(S, "label", sym), VLAD_OK);
+    CHECK_STR(apitest_eval(S, "label"), "loss");
+    vlad_close(S);
+}
+
 int main(void)
 {
     test_forged_values();
+    test_label_values();
     test_valid_values();
     test_inside_host();
     test_read_lies();
