@@ -505,15 +505,18 @@ VLAD_REPL_TESTS = \
 	%reldir%/repl/commands.py \
 	%reldir%/repl/complete.py \
 	%reldir%/repl/editing.py \
+	%reldir%/repl/familiar.py \
 	%reldir%/repl/history.py \
 	%reldir%/repl/interrupt.py \
 	%reldir%/repl/language.py \
+	%reldir%/repl/long.py \
 	%reldir%/repl/options.py
 
 TESTS += $(VLAD_REPL_TESTS)
 TEST_EXTENSIONS += .py
 PY_LOG_COMPILER = $(SHELL) $(srcdir)/%reldir%/repl/run-pty
 EXTRA_DIST += \
+	%reldir%/repl/inputrc \
 	%reldir%/repl/run-pty \
 	%reldir%/repl/vlpty.py \
 	$(VLAD_REPL_TESTS)
