@@ -544,7 +544,8 @@ VLAD_API_TESTS = \
 	%reldir%/api/test-api-heap \
 	%reldir%/api/test-api-cycle \
 	%reldir%/api/test-api-threads \
-	%reldir%/api/test-api-args
+	%reldir%/api/test-api-args \
+	%reldir%/api/test-api-progress
 
 VLAD_EMBED_EXAMPLES = \
 	examples/embed/minimal \
@@ -592,6 +593,10 @@ VLAD_API_LINK = -no-install
 %canon_reldir%_api_test_api_args_CPPFLAGS = $(VLAD_API_INCLUDES)
 %canon_reldir%_api_test_api_args_LDADD = $(VLAD_API_LINKLIBS)
 %canon_reldir%_api_test_api_args_LDFLAGS = $(VLAD_API_LINK)
+%canon_reldir%_api_test_api_progress_SOURCES = %reldir%/api/test-api-progress.c %reldir%/api/apitest.h
+%canon_reldir%_api_test_api_progress_CPPFLAGS = $(VLAD_API_INCLUDES)
+%canon_reldir%_api_test_api_progress_LDADD = $(VLAD_API_LINKLIBS)
+%canon_reldir%_api_test_api_progress_LDFLAGS = $(VLAD_API_LINK)
 
 examples_embed_minimal_SOURCES = examples/embed/minimal.c
 examples_embed_minimal_CPPFLAGS = $(VLAD_API_INCLUDES)
