@@ -166,11 +166,17 @@ void vl_progress_end(void)
     memset(&bar, 0, sizeof bar);
 }
 
-/* SIGINT in a script: erase the bar, then die of the signal as before. */
+/* SIGINT in a script: erase the bar, then die of the signal as before.
+   The terminal that sent the SIGINT for a Ctrl-C discards the output it
+   holds just after sending it (unless NOFLSH is set), which would drop
+   an erase written at once: the handler waits FLUSH_WAIT_NS first. */
+#define FLUSH_WAIT_NS 20000000L
 static void on_sigint(int sig)
 {
     static const char erase[] = "\r\033[K";
     if (drawn) {
+        struct timespec wait = {0, FLUSH_WAIT_NS};
+        nanosleep(&wait, NULL);
         ssize_t w = write(STDERR_FILENO, erase, sizeof erase - 1);
         (void)w;
     }

@@ -188,9 +188,9 @@ static void suspend(VlSession *s, Run *r)
     else if ((r->kind == RUN_LOAD || r->kind == RUN_LOAD_REST)
              && s->load_text == NULL)
         fprintf(stderr, "suspended as %s: ,resume continues the "
-                        "interrupted form, but not the rest of %s (the "
-                        "form is in an included file), ,drop forgets it\n",
-                VL_SUSPENDED_NAME, r->chunk);
+                        "interrupted form only (it is not a form of %s "
+                        "itself: the rest of %s is not run), ,drop forgets "
+                        "it\n", VL_SUSPENDED_NAME, r->chunk, r->chunk);
     else
         fprintf(stderr, "suspended as %s: ,resume continues it, ,drop "
                         "forgets it\n", VL_SUSPENDED_NAME);

@@ -95,6 +95,29 @@ def resume_load_twice_and_last_form():
     bye(v)
 
 
+def resume_load_include():
+    """Interrupted inside a file the loaded one includes: ,resume finishes
+    that form, and the message said the rest is not run."""
+    v = session()
+    n = calibrated_count(v, 1.0)
+    with open(t.path("inner.vlad"), "w") as f:
+        f.write("(count %d 0)\n" % n)
+    outer = t.path("outer.vlad")
+    with open(outer, "w") as f:
+        f.write('(include "inner.vlad")\n(define after 1)\n')
+    v.line(",load " + outer)
+    time.sleep(0.2 * SCALE)
+    v.send(CTRL_C)
+    v.expect(r"suspended as \*interrupted\*: ,resume continues the "
+             r"interrupted form only \(it is not a form of .*outer\.vlad "
+             r"itself: the rest of .*outer\.vlad is not run\), ,drop "
+             r"forgets it\n")
+    v.prompt()
+    cmd(v, ",resume", r"%d\n" % n)
+    cmd(v, "after", r".*unbound.*\n.*")
+    bye(v)
+
+
 def fix_and_continue():
     """A suspended evaluation resumed after a global it calls was
     redefined uses the new definition; with the globals unchanged, the
@@ -172,6 +195,8 @@ def progress():
 t.check(",resume after Ctrl-C in ,load finishes the file", resume_load)
 t.check(",resume of a ,load interrupted twice, at its last form",
         resume_load_twice_and_last_form)
+t.check(",resume of a ,load interrupted in an included file",
+        resume_load_include)
 t.check("fix and continue; a checkpoint resumed twice", fix_and_continue)
 t.check("--progress: counting phase, fixed width, erased", progress)
 t.finish()
