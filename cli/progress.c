@@ -77,9 +77,9 @@ static void format_seconds(char *buf, size_t cap, double s)
 /* Put the 'n' bytes of 'line' on the screen in place of the bar. */
 static void show(const char *line, size_t n, double now)
 {
+    drawn = 1;                  /* first: a SIGINT may come once it shows */
     fprintf(stderr, "\r%.*s\033[K", (int)n, line);
     fflush(stderr);
-    drawn = 1;
     bar.last_draw = now;
 }
 
@@ -166,17 +166,11 @@ void vl_progress_end(void)
     memset(&bar, 0, sizeof bar);
 }
 
-/* SIGINT in a script: erase the bar, then die of the signal as before.
-   The terminal that sent the SIGINT for a Ctrl-C discards the output it
-   holds just after sending it (unless NOFLSH is set), which would drop
-   an erase written at once: the handler waits FLUSH_WAIT_NS first. */
-#define FLUSH_WAIT_NS 20000000L
+/* SIGINT in a script: erase the bar, then die of the signal as before. */
 static void on_sigint(int sig)
 {
     static const char erase[] = "\r\033[K";
     if (drawn) {
-        struct timespec wait = {0, FLUSH_WAIT_NS};
-        nanosleep(&wait, NULL);
         ssize_t w = write(STDERR_FILENO, erase, sizeof erase - 1);
         (void)w;
     }
