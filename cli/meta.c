@@ -273,9 +273,10 @@ static void cmd_step_limit(VlSession *s, const char *arg)
         printf("step limit: none\n");
 }
 
+/* A growing list of names (copies). */
 typedef struct Names {
-    char **v;
-    size_t n, cap;
+    char **v;               /* the names, malloc'd */
+    size_t n, cap;          /* how many, and room for */
 } Names;
 
 static void collect_user(void *ud, const char *name, int user)
@@ -409,9 +410,11 @@ static int is_keyword(const char *name)
     return 0;
 }
 
+/* What vlad_globals says of one name (find_global). */
 typedef struct Find {
-    const char *name;
-    int bound, user;
+    const char *name;       /* the name looked for */
+    int bound;              /* it is bound */
+    int user;               /* by the program (not the prelude) */
 } Find;
 
 static void find_global(void *ud, const char *name, int user)
@@ -533,9 +536,10 @@ static int contains(const char *hay, const char *needle)
     return n == 0;
 }
 
+/* The program's names that hold a text (collect_matching). */
 typedef struct Matches {
-    const char *text;
-    Names user;             /* the user's definitions whose name matches */
+    const char *text;       /* the text looked for */
+    Names user;             /* the user's definitions whose name holds it */
 } Matches;
 
 static void collect_matching(void *ud, const char *name, int user)

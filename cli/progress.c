@@ -119,7 +119,7 @@ static void draw(int64_t done, int64_t total, double now)
     int room = width - (int)strlen(head) - (int)strlen(tail) - 2;
     char line[512];
     size_t n = 0;
-    if (room >= 10) {
+    if (room >= 5) {
         if (room > 50)
             room = 50;
         int fill = (int)(frac * room);

@@ -28,10 +28,10 @@ double vl_now_seconds(void)
 enum { RUN_EVAL, RUN_LOAD, RUN_LOAD_REST, RUN_RESUME };
 
 typedef struct Run {
-    int kind;
+    int kind;               /* RUN_EVAL ... RUN_RESUME */
     const char *text;       /* source text (RUN_EVAL, RUN_LOAD_REST) or
                                path (RUN_LOAD) */
-    const char *chunk;
+    const char *chunk;      /* the name in error messages (a path) */
     VladValue value;        /* the result (RUN_EVAL, RUN_RESUME) */
     char *source;           /* RUN_LOAD(_REST): the file's whole text, or
                                NULL; suspend() may take it */
