@@ -1,6 +1,7 @@
 """tests/repl/commands.py -- every comma command of the REPL (,help ,load
 ,time ,stats ,checkpoint ,step-limit ,env ,resume ,drop ,quit; ,resume and
-,drop are exercised further by interrupt.py), abbreviations, and unknown,
+,drop are exercised further by interrupt.py and long.py, ,heap-limit
+,describe ,apropos by familiar.py), abbreviations, and unknown,
 ambiguous or malformed commands (a message; the REPL goes on)."""
 
 import re
@@ -25,7 +26,9 @@ def help_lists_everything():
     v = session()
     out = cmd(v, ",help", r"Type VLAD forms.*Ctrl-D leaves\.\n")
     for name in (",help", ",load FILE", ",time EXPR", ",stats",
-                 ",checkpoint [SPEC]", ",step-limit [N]", ",env", ",resume",
+                 ",checkpoint [SPEC]", ",step-limit [N]",
+                 ",heap-limit [BYTES]", ",describe NAME", ",apropos TEXT",
+                 ",env", ",resume",
                  ",drop", ",quit"):
         if "\n  " + name not in out:
             v.fail("%s is not in ,help" % name)
