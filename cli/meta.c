@@ -307,7 +307,8 @@ static void cmd_env(VlSession *s, const char *arg)
     (void)arg;
     Names ns = {NULL, 0, 0};
     vlad_globals(s->S, collect_user, &ns);
-    qsort(ns.v, ns.n, sizeof *ns.v, by_name);
+    if (ns.n > 0)
+        qsort(ns.v, ns.n, sizeof *ns.v, by_name);
     int shown = 0;
     for (size_t j = 0; j < ns.n; j++) {
         VladValue v;
@@ -577,7 +578,8 @@ static void cmd_apropos(VlSession *s, const char *arg)
         }
     Matches m = {arg, {NULL, 0, 0}};
     vlad_globals(s->S, collect_matching, &m);
-    qsort(m.user.v, m.user.n, sizeof *m.user.v, by_name);
+    if (m.user.n > 0)           /* qsort of NULL is undefined */
+        qsort(m.user.v, m.user.n, sizeof *m.user.v, by_name);
     for (size_t j = 0; j < m.user.n; j++) {
         printf("%-16s your definition\n", m.user.v[j]);
         free(m.user.v[j]);
