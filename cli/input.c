@@ -20,6 +20,8 @@ static int delimiter(char c)
     return c == '\0' || strchr(" \t\n\r\f\v()[]\";'", c) != NULL;
 }
 
+int vl_input_is_definition(const char *form);
+
 /* The copy of scan(): bytes are appended to 'copy' (when not NULL). */
 typedef struct Copy {
     char *buf;
@@ -44,22 +46,38 @@ static const char *join_line(Copy *c, const char *p)
 }
 
 /* Scan 'text'; when 'copy' is not NULL, write the text there without its
-   ';' comments, its lines joined by single spaces.  When 'form' is not
-   NULL, set it to the start of the last top-level form that starts at or
-   before 'target'. */
-static void scan(const char *text, VlScan *out, char *copy,
-                 const char *target, const char **form)
+   ';' comments, its lines joined by single spaces.  When 'forms' is not
+   NULL, find the top-level forms around forms->target.  When 'opener' is not NULL, set it as
+   vl_input_opener says. */
+#define OPENERS 256              /* the depth vl_input_opener follows */
+
+/* Where the top-level forms around a position are (scan()). */
+typedef struct Forms {
+    const char *target;     /* the position */
+    const char *at;         /* the last form starting at or before it */
+    const char *next;       /* the first form starting after it */
+} Forms;
+
+static void scan(const char *text, VlScan *out, char *copy, Forms *forms,
+                 const char **opener)
 {
-    VlScan s = {0, 0, 0};
+    const char *open[OPENERS];  /* where each open parenthesis is */
+    VlScan s = {0, 0, 0, 0};
     Copy c = {copy, 0};
     const char *p = text;
     int quoted = 0;             /* the next datum is inside a quote */
     while (*p != '\0') {
-        if (form != NULL && p <= target && s.depth == 0 && !s.in_string
-            && !s.in_comment && !quoted && !isspace((unsigned char)*p)
-            && *p != ';' && *p != ')' && *p != ']'
-            && !(*p == '#' && (p[1] == '|' || p[1] == ';')))
-            *form = p;
+        if (s.depth == 0 && !s.in_string && !s.in_comment && !quoted
+            && !isspace((unsigned char)*p) && *p != ';' && *p != ')'
+            && *p != ']' && !(*p == '#' && (p[1] == '|' || p[1] == ';'))) {
+            /* a top-level form starts here */
+            if (forms != NULL && p <= forms->target)
+                forms->at = p;
+            else if (forms != NULL && forms->next == NULL)
+                forms->next = p;
+            if (!vl_input_is_definition(p))
+                s.expressions++;
+        }
         quoted = !s.in_string && !s.in_comment && s.depth == 0
                  && (*p == '\'' || (quoted && isspace((unsigned char)*p)));
         char ch = *p;
@@ -99,10 +117,13 @@ static void scan(const char *text, VlScan *out, char *copy,
             put(&c, '|');
             p += 2;
         } else {
-            if (ch == '(' || ch == '[')
+            if (ch == '(' || ch == '[') {
+                if (s.depth < OPENERS)
+                    open[s.depth] = p;
                 s.depth++;
-            else if ((ch == ')' || ch == ']') && s.depth > 0)
+            } else if ((ch == ')' || ch == ']') && s.depth > 0) {
                 s.depth--;
+            }
             else if (ch == '"')
                 s.in_string = 1;
             put(&c, ch);
@@ -123,6 +144,9 @@ static void scan(const char *text, VlScan *out, char *copy,
     }
     if (out != NULL)
         *out = s;
+    if (opener != NULL)
+        *opener = s.depth > 0 && s.depth <= OPENERS && !s.in_string
+                  && !s.in_comment ? open[s.depth - 1] : NULL;
 }
 
 void vl_input_scan(const char *text, VlScan *out)
@@ -143,9 +167,23 @@ const char *vl_input_form_at(const char *text, int line, int column)
     }
     for (int k = 1; k < column && *p != '\0' && *p != '\n'; k++)
         p++;
-    const char *form = NULL;
-    scan(text, NULL, NULL, p, &form);
-    return form;
+    Forms forms = {p, NULL, NULL};
+    scan(text, NULL, NULL, &forms, NULL);
+    return forms.at;
+}
+
+const char *vl_input_next_form(const char *text, const char *form)
+{
+    Forms forms = {form, NULL, NULL};
+    scan(text, NULL, NULL, &forms, NULL);
+    return forms.next;
+}
+
+const char *vl_input_opener(const char *text)
+{
+    const char *open = NULL;
+    scan(text, NULL, NULL, NULL, &open);
+    return open;
 }
 
 int vl_input_is_definition(const char *form)

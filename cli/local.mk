@@ -4,6 +4,7 @@
 
 bin_PROGRAMS += vlad
 vlad_SOURCES = \
+	%reldir%/doctable.h \
 	%reldir%/input.c %reldir%/input.h \
 	%reldir%/main.c \
 	%reldir%/meta.c %reldir%/meta.h \
@@ -14,5 +15,18 @@ vlad_SOURCES = \
 	%reldir%/session.c %reldir%/session.h \
 	%reldir%/signals.c %reldir%/signals.h \
 	%reldir%/stats.c %reldir%/stats.h
+nodist_vlad_SOURCES = %reldir%/doctable.c
 vlad_CPPFLAGS = $(AM_CPPFLAGS) $(READLINE_CFLAGS)
 vlad_LDADD = libvlad.la $(READLINE_LIBS)
+
+## The texts of ,describe and ,apropos, from the two sources that document
+## VLAD's names (cli/doctable.h): nothing is copied into C by hand.
+EXTRA_DIST += %reldir%/doctable.awk
+%reldir%/doctable.c: %reldir%/doctable.awk $(srcdir)/doc/reference.md \
+		$(srcdir)/stdlib/prelude.vlad
+	$(AM_V_GEN)$(MKDIR_P) %reldir% && $(AWK) -f $(srcdir)/%reldir%/doctable.awk \
+	  $(srcdir)/doc/reference.md $(srcdir)/stdlib/prelude.vlad > $@-t \
+	  && mv $@-t $@
+BUILT_SOURCES += %reldir%/doctable.c
+CLEANFILES += %reldir%/doctable.c %reldir%/doctable.c-t
+

@@ -130,8 +130,10 @@ int main(int argc, char **argv)
     config.step_limit = o.step_limit;
     config.echo_results = 1;
     config.write = vl_session_write;
-    if (o.progress && vl_progress_available())
+    if (o.progress && vl_progress_available()) {
         config.progress = vl_progress_update;
+        vl_progress_catch_sigint();
+    }
     VladState *S = vlad_open(&config);
     if (S == NULL) {
         fprintf(stderr, "vlad: cannot create an interpreter (out of memory, "
@@ -187,11 +189,13 @@ int main(int argc, char **argv)
         session.S = S;
         session.quiet = o.quiet;
         session.step_limit = o.step_limit;
+        session.heap_limit = o.heap_limit;
         vl_session_init(&session);
         if (checkpoint != NULL)
             snprintf(session.checkpoint, sizeof session.checkpoint, "%s",
                      checkpoint);
         status = vl_repl_run(&session);
+        vl_session_close(&session);
     } else {
         status = run_stdin_script(S);
     }

@@ -3,7 +3,10 @@
  *
  * A line whose first non-blank byte is a comma, typed at the first
  * prompt of an input, is a command for the REPL, not VLAD code.  A
- * command may be abbreviated to any prefix that names only it (",q").
+ * command may be abbreviated to any prefix that names only it (",q");
+ * a prefix of ,help is ,help even where ,heap-limit shares it (",h").
+ * (exit), exit and quit typed alone are answered here too, and
+ * ,describe and ,apropos read the generated cli/doctable.c.
  * Commands print on standard output; complaints go to standard error and
  * the REPL goes on.
  */
@@ -14,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli/doctable.h"
 #include "cli/input.h"
 #include "cli/options.h"
 #include "cli/stats.h"
@@ -31,6 +35,9 @@ static void cmd_load(VlSession *s, const char *arg);
 static void cmd_stats(VlSession *s, const char *arg);
 static void cmd_checkpoint(VlSession *s, const char *arg);
 static void cmd_step_limit(VlSession *s, const char *arg);
+static void cmd_heap_limit(VlSession *s, const char *arg);
+static void cmd_describe(VlSession *s, const char *arg);
+static void cmd_apropos(VlSession *s, const char *arg);
 static void cmd_env(VlSession *s, const char *arg);
 static void cmd_resume(VlSession *s, const char *arg);
 static void cmd_drop(VlSession *s, const char *arg);
@@ -50,11 +57,17 @@ static const Command commands[] = {
      "default)", cmd_checkpoint},
     {",step-limit", "[N]", 0, "show or set the step limit of each "
      "evaluation (0: none)", cmd_step_limit},
+    {",heap-limit", "[BYTES]", 0, "show or set the heap limit (suffixes k, "
+     "M, G; 0: none)", cmd_heap_limit},
+    {",describe", "NAME", 1, "what NAME is: its documentation, or your "
+     "definition", cmd_describe},
+    {",apropos", "TEXT", 1, "the documented names whose name or text holds "
+     "TEXT", cmd_apropos},
     {",env", "", -1, "list your definitions and their values", cmd_env},
     {",resume", "", -1, "continue the evaluation Ctrl-C suspended",
      cmd_resume},
     {",drop", "", -1, "forget the evaluation Ctrl-C suspended", cmd_drop},
-    {",quit", "", -1, "leave the REPL (as Ctrl-D)", cmd_quit},
+    {",quit", "", -1, "leave the REPL (as Ctrl-D and (exit))", cmd_quit},
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
@@ -103,6 +116,8 @@ static const Command *find(const char *w, size_t n)
     }
     if (matches == 1)
         return found;
+    if (matches > 1 && strncmp(",help", w, n) == 0)
+        return &commands[0];    /* ,h and ,he are ,help, as ever */
     if (matches == 0)
         fprintf(stderr, "unknown command '%.*s' (,help lists the commands)\n",
                 (int)n, w);
@@ -258,9 +273,10 @@ static void cmd_step_limit(VlSession *s, const char *arg)
         printf("step limit: none\n");
 }
 
+/* A growing list of names (copies). */
 typedef struct Names {
-    char **v;
-    size_t n, cap;
+    char **v;               /* the names, malloc'd */
+    size_t n, cap;          /* how many, and room for */
 } Names;
 
 static void collect_user(void *ud, const char *name, int user)
@@ -291,14 +307,19 @@ static void cmd_env(VlSession *s, const char *arg)
     (void)arg;
     Names ns = {NULL, 0, 0};
     vlad_globals(s->S, collect_user, &ns);
-    qsort(ns.v, ns.n, sizeof *ns.v, by_name);
+    if (ns.n > 0)
+        qsort(ns.v, ns.n, sizeof *ns.v, by_name);
     int shown = 0;
     for (size_t j = 0; j < ns.n; j++) {
         VladValue v;
         if (vlad_get_global(s->S, ns.v[j], &v)) {
             const char *text = vlad_to_string(s->S, v);
-            /* the command line's own (empty) 'arguments' is not yours */
-            if (strcmp(ns.v[j], "arguments") != 0 || strcmp(text, "()") != 0) {
+            /* the command line's own (empty) 'arguments' and the REPL's
+               _ are not yours */
+            int repls = strcmp(ns.v[j], VL_LAST_VALUE_NAME) == 0
+                        && vl_session_owns_last_value(s);
+            if (!repls && (strcmp(ns.v[j], "arguments") != 0
+                           || strcmp(text, "()") != 0)) {
                 int room = 72 - (int)strlen(ns.v[j]);
                 if (room < 16)
                     room = 16;
@@ -342,4 +363,302 @@ static void cmd_quit(VlSession *s, const char *arg)
 {
     (void)arg;
     s->quit = 1;
+}
+
+static void cmd_heap_limit(VlSession *s, const char *arg)
+{
+    if (*arg != '\0') {
+        int64_t n;
+        if (strcmp(arg, "none") == 0 || strcmp(arg, "off") == 0) {
+            n = 0;
+        } else if (!vl_parse_size(arg, &n)) {
+            fprintf(stderr, ",heap-limit needs a size in bytes (a whole "
+                            "number, suffix k, M or G; 0 or 'none': no "
+                            "limit), got '%s'\n", arg);
+            return;
+        }
+        if ((uint64_t)n > SIZE_MAX)
+            n = (int64_t)(SIZE_MAX >> 1);
+        s->heap_limit = n;
+        vlad_set_heap_limit(s->S, (size_t)n);
+    }
+    if (s->heap_limit > 0)
+        printf("heap limit: %lld bytes\n", (long long)s->heap_limit);
+    else
+        printf("heap limit: none\n");
+}
+
+/* ===== ,describe and ,apropos ===== */
+
+/* Special-form keywords: not bound, but typed all the time (completion
+   offers them too). */
+static const char *const keywords[] = {
+    "and", "begin", "cond", "cons", "cons*", "define", "else", "if",
+    "include", "lambda", "let", "let*", "letrec", "list", "or", "quote", NULL
+};
+
+const char *vl_meta_keyword(int i)
+{
+    return i >= 0 && (size_t)i < sizeof keywords / sizeof keywords[0]
+           ? keywords[i] : NULL;
+}
+
+static int is_keyword(const char *name)
+{
+    for (int j = 0; keywords[j] != NULL; j++)
+        if (strcmp(keywords[j], name) == 0)
+            return 1;
+    return 0;
+}
+
+/* What vlad_globals says of one name (find_global). */
+typedef struct Find {
+    const char *name;       /* the name looked for */
+    int bound;              /* it is bound */
+    int user;               /* by the program (not the prelude) */
+} Find;
+
+static void find_global(void *ud, const char *name, int user)
+{
+    Find *f = ud;
+    if (strcmp(f->name, name) == 0) {
+        f->bound = 1;
+        f->user = user;
+    }
+}
+
+/* Print 'text' indented by 'indent' blanks, each line cut into lines of
+   at most WRAP columns at blanks (a continuation keeps the line's own
+   indentation). */
+#define WRAP 76
+static void print_wrapped(const char *text, int indent)
+{
+    while (*text != '\0') {
+        size_t len = strcspn(text, "\n");
+        size_t lead = strspn(text, " ");
+        const char *p = text, *end = text + len;
+        int first = 1;
+        while (p < end) {
+            int room = WRAP - indent - (first ? 0 : (int)lead);
+            size_t n = (size_t)(end - p);
+            if ((int)n > room) {
+                n = (size_t)room;
+                while (n > 0 && p[n] != ' ')
+                    n--;
+                if (n == 0)             /* one long word: cut after it */
+                    n = strcspn(p, " ");
+            }
+            printf("%*s%.*s\n", indent + (first ? 0 : (int)lead), "",
+                   (int)n, p);
+            p += n;
+            while (p < end && *p == ' ')
+                p++;
+            first = 0;
+        }
+        if (p == text)
+            putchar('\n');              /* an empty line */
+        text = *end == '\n' ? end + 1 : end;
+    }
+}
+
+/* The value of the global 'name', cut to fit a line after 'used' columns. */
+static void print_value(VlSession *s, const char *name, int used)
+{
+    VladValue v;
+    if (!vlad_get_global(s->S, name, &v)) {
+        putchar('\n');
+        return;
+    }
+    const char *text = vlad_to_string(s->S, v);
+    int room = WRAP - used;
+    if (room < 16)
+        room = 16;
+    if ((int)strlen(text) > room)
+        printf("%.*s...\n", room - 3, text);
+    else
+        printf("%s\n", text);
+}
+
+static void cmd_describe(VlSession *s, const char *arg)
+{
+    if (strpbrk(arg, " \t") != NULL) {
+        fprintf(stderr, "usage: ,describe NAME (one name)\n");
+        return;
+    }
+    Find f = {arg, 0, 0};
+    vlad_globals(s->S, find_global, &f);
+    int docs = 0;
+    for (const VlDoc *d = vl_docs; d->name != NULL; d++)
+        docs += strcmp(d->name, arg) == 0;
+    int repls = (strcmp(arg, VL_SUSPENDED_NAME) == 0 && f.bound)
+                || (strcmp(arg, VL_LAST_VALUE_NAME) == 0
+                    && vl_session_owns_last_value(s));
+    if (repls && strcmp(arg, VL_SUSPENDED_NAME) == 0) {
+        printf("%s: the evaluation Ctrl-C suspended last, a checkpoint "
+               "(,resume continues it)\n", arg);
+    } else if (repls) {
+        int n = printf("%s: the value the REPL printed last: ", arg);
+        print_value(s, arg, n);
+    } else if (f.user) {
+        int n = printf("%s is your definition: ", arg);
+        print_value(s, arg, n);
+        if (docs > 0)
+            printf("It replaces the %s of the prelude:\n", arg);
+    }
+    for (const VlDoc *d = vl_docs; d->name != NULL; d++)
+        if (strcmp(d->name, arg) == 0) {
+            printf("%s -- %s\n", d->name, d->where);
+            print_wrapped(d->text, 2);
+        }
+    if (is_keyword(arg))
+        printf("%s -- a special form (doc/reference.md section 4.3)\n", arg);
+    else if (!f.bound)
+        printf("%s is not bound (,apropos %s searches the documentation)\n",
+               arg, arg);
+    else if (docs == 0 && !f.user && !repls) {
+        int n = printf("%s is bound, without documentation: ", arg);
+        print_value(s, arg, n);
+    }
+}
+
+/* Whether 'hay' holds 'needle', ignoring case. */
+static int contains(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay != '\0'; hay++) {
+        size_t j = 0;
+        while (j < n && hay[j] != '\0'
+               && tolower((unsigned char)hay[j])
+                  == tolower((unsigned char)needle[j]))
+            j++;
+        if (j == n)
+            return 1;
+    }
+    return n == 0;
+}
+
+/* The program's names that hold a text (collect_matching). */
+typedef struct Matches {
+    const char *text;       /* the text looked for */
+    Names user;             /* the user's definitions whose name holds it */
+} Matches;
+
+static void collect_matching(void *ud, const char *name, int user)
+{
+    Matches *m = ud;
+    if (user && contains(name, m->text))
+        collect_user(&m->user, name, user);
+}
+
+static void cmd_apropos(VlSession *s, const char *arg)
+{
+    int shown = 0;
+    for (const VlDoc *d = vl_docs; d->name != NULL; d++) {
+        if (!contains(d->name, arg) && !contains(d->text, arg))
+            continue;
+        int seen = 0;           /* a name of several entries: once */
+        for (const VlDoc *e = vl_docs; e < d; e++)
+            seen |= strcmp(e->name, d->name) == 0
+                    && (contains(e->name, arg) || contains(e->text, arg));
+        if (seen)
+            continue;
+        int n = printf("%-16s ", d->name);
+        size_t len = strcspn(d->text, "\n");
+        int room = WRAP - n;
+        if ((int)len > room)
+            printf("%.*s...\n", room - 3, d->text);
+        else
+            printf("%.*s\n", (int)len, d->text);
+        shown++;
+    }
+    for (int j = 0; keywords[j] != NULL; j++)
+        if (contains(keywords[j], arg)) {
+            printf("%-16s a special form\n", keywords[j]);
+            shown++;
+        }
+    Matches m = {arg, {NULL, 0, 0}};
+    vlad_globals(s->S, collect_matching, &m);
+    if (m.user.n > 0)           /* qsort of NULL is undefined */
+        qsort(m.user.v, m.user.n, sizeof *m.user.v, by_name);
+    for (size_t j = 0; j < m.user.n; j++) {
+        printf("%-16s your definition\n", m.user.v[j]);
+        free(m.user.v[j]);
+        shown++;
+    }
+    free(m.user.v);
+    if (shown == 0)
+        printf("nothing matches '%s'\n", arg);
+    else
+        printf("(,describe NAME shows one in full)\n");
+}
+
+/* ===== (exit), exit and quit typed at the prompt ===== */
+
+static const char *skip_blanks(const char *p)
+{
+    while (isspace((unsigned char)*p))
+        p++;
+    return p;
+}
+
+/* The word at 'p' (up to a delimiter), its length in '*n'. */
+static size_t word_length(const char *p)
+{
+    size_t n = 0;
+    while (p[n] != '\0' && !isspace((unsigned char)p[n])
+           && strchr("()[]\";'", p[n]) == NULL)
+        n++;
+    return n;
+}
+
+static int is_leave_word(const char *w, size_t n)
+{
+    return (n == 4 && strncmp(w, "exit", 4) == 0)
+           || (n == 4 && strncmp(w, "quit", 4) == 0);
+}
+
+static int bound(VlSession *s, const char *w, size_t n)
+{
+    char name[8];
+    snprintf(name, sizeof name, "%.*s", (int)n, w);
+    return vlad_get_global(s->S, name, NULL);
+}
+
+int vl_meta_leave(VlSession *s, const char *text)
+{
+    const char *p = skip_blanks(text);
+    if (*p != '(') {
+        /* a bare exit or quit: how to leave, as Python answers */
+        size_t n = word_length(p);
+        if (!is_leave_word(p, n) || bound(s, p, n)
+            || *skip_blanks(p + n) != '\0')
+            return 0;
+        printf("Use (exit), ,quit or Ctrl-D to leave the REPL.\n");
+        return 1;
+    }
+    const char *w = skip_blanks(p + 1);
+    size_t n = word_length(w);
+    if (!is_leave_word(w, n) || bound(s, w, n))
+        return 0;
+    const char *a = skip_blanks(w + n);
+    size_t an = *a == ')' ? 0 : word_length(a);
+    const char *close = skip_blanks(a + an);
+    if (*close != ')' || *skip_blanks(close + 1) != '\0')
+        return 0;       /* not (exit) or (exit N) alone: evaluate it */
+    int status = 0;
+    if (an > 0) {
+        char num[32];
+        int64_t v;
+        snprintf(num, sizeof num, "%.*s", (int)an, a);
+        if (an >= sizeof num || !vl_parse_count(num, &v) || v > 255) {
+            fprintf(stderr, "(%.*s N): N is the exit status, a whole number "
+                            "from 0 to 255, got '%.*s'\n", (int)n, w,
+                    (int)an, a);
+            return 1;
+        }
+        status = (int)v;
+    }
+    s->quit = 1;
+    s->exit_status = status;
+    return 1;
 }

@@ -27,4 +27,15 @@ const char *vl_meta_name(int i);
    the i-th or NULL; 'files' is set when the argument is a file name. */
 const char *vl_meta_arg_word(const char *name, int i, int *files);
 
+/* The i-th special-form keyword ("define"), or NULL past the last one:
+   for completion and ,describe. */
+const char *vl_meta_keyword(int i);
+
+/* The whole input 'text' typed at the prompt, when it is (exit),
+   (exit N), (quit) or (quit N) -- and exit or quit is not bound -- sets
+   s->quit and s->exit_status, and returns 1; when it is a bare exit or
+   quit (unbound), prints how to leave and returns 1.  0 otherwise: the
+   text is VLAD code. */
+int vl_meta_leave(VlSession *s, const char *text);
+
 #endif

@@ -10,11 +10,16 @@
 int vl_progress_available(void);
 
 /* The VladConfig.progress callback: 'done' of 'total' primal steps of the
-   outermost checkpoint-*j have been reversed.  Redraws the bar on stderr
-   at most ten times a second. */
+   outermost checkpoint-*j have been reversed, or, with total 0, counted
+   by its first run.  Redraws the bar on stderr at most ten times a
+   second. */
 void vl_progress_update(void *userdata, int64_t done, int64_t total);
 
 /* Erase the bar, if one is drawn (after every evaluation). */
 void vl_progress_end(void);
+
+/* Have a SIGINT that ends the program (a script; the REPL installs its
+   own handler over this one) erase the bar first. */
+void vl_progress_catch_sigint(void);
 
 #endif

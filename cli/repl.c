@@ -313,12 +313,6 @@ static void history_close(void) {}
 static VlSession *session;      /* the REPL's, for completion */
 static int at_first_line;       /* the line being read starts an input */
 
-/* Special-form keywords: not bound, but typed all the time. */
-static const char *const keywords[] = {
-    "and", "begin", "cond", "cons", "cons*", "define", "else", "if",
-    "include", "lambda", "let", "let*", "letrec", "list", "or", "quote", NULL
-};
-
 static struct {
     char **v;
     size_t n, cap, next;
@@ -369,8 +363,8 @@ static char *cand_next(const char *text, int state)
 static char **complete_names(const char *text)
 {
     cand_clear();
-    for (int j = 0; keywords[j] != NULL; j++)
-        cand_add(keywords[j]);
+    for (int j = 0; vl_meta_keyword(j) != NULL; j++)
+        cand_add(vl_meta_keyword(j));
     vlad_globals(session->S, collect_global, NULL);
     return rl_completion_matches(text, cand_next);
 }
@@ -412,6 +406,58 @@ static char **complete(const char *text, int start, int end)
     return rl_completion_matches(text, cand_next);
 }
 
+/* ===== Matching parentheses ===== */
+
+static const char *form_so_far;  /* the earlier lines of the input */
+
+#define BLINK_USEC 500000       /* readline's blink-matching-paren time */
+
+/* ) and ] with blink-matching-paren on.  A parenthesis opened on this
+   line is shown by readline (its cursor jumps there for a moment); one
+   opened on an earlier line of the form, which readline cannot reach,
+   is shown for the same moment in place of the prompt, as
+   "[3: (define (f x)] ", its line number and text. */
+static int insert_close(int count, int key)
+{
+    const char *blink = rl_variable_value("blink-matching-paren");
+    size_t before = form_so_far != NULL ? strlen(form_so_far) : 0;
+    if (rl_explicit_arg || before == 0 || blink == NULL
+        || strcmp(blink, "on") != 0)
+        return rl_insert_close(count, key);
+    char *text = malloc(before + (size_t)rl_point + 1);
+    if (text == NULL)
+        return rl_insert_close(count, key);
+    memcpy(text, form_so_far, before);
+    memcpy(text + before, rl_line_buffer, (size_t)rl_point);
+    text[before + (size_t)rl_point] = '\0';
+    const char *open = vl_input_opener(text);
+    if (open == NULL || open >= text + before) {
+        free(text);
+        return rl_insert_close(count, key);
+    }
+    int line = 1;
+    const char *start = text;
+    for (const char *p = text; p < open; p++)
+        if (*p == '\n') {
+            line++;
+            start = p + 1;
+        }
+    int len = (int)strcspn(start, "\n");
+    rl_insert(count, key);
+    rl_save_prompt();
+    rl_message("[%d: %.*s%s] ", line, len > 40 ? 40 : len, start,
+               len > 40 ? "..." : "");
+    free(text);
+    fd_set fds;
+    FD_ZERO(&fds);
+    FD_SET(fileno(rl_instream), &fds);
+    struct timeval tv = {0, BLINK_USEC};
+    select(fileno(rl_instream) + 1, &fds, NULL, NULL, &tv);
+    rl_restore_prompt();
+    rl_clear_message();
+    return 0;
+}
+
 static void readline_open(VlSession *s)
 {
     static char breaks[] = " \t\n\"'`()[];";
@@ -423,6 +469,13 @@ static void readline_open(VlSession *s)
     rl_change_environment = 0;      /* no LINES and COLUMNS */
     rl_attempted_completion_function = complete;
     rl_completer_word_break_characters = breaks;
+    /* a typed ) or ] briefly shows its ( or [ (off in ~/.inputrc with
+       "set blink-matching-paren off") */
+    rl_variable_bind("blink-matching-paren", "on");
+    rl_bind_key(')', insert_close);
+    rl_bind_key(']', insert_close);
+    rl_bind_key_in_map(')', insert_close, vi_insertion_keymap);
+    rl_bind_key_in_map(']', insert_close, vi_insertion_keymap);
 }
 
 static void readline_close(void)
@@ -491,6 +544,9 @@ int vl_repl_run(VlSession *s)
         char prompt[32];
         vl_input_prompt(prompt, sizeof prompt, in.text);
         at_first_line = in.len == 0;
+#ifdef HAVE_READLINE
+        form_so_far = in.text;
+#endif
         fflush(stdout);
         fflush(stderr);
         char *line;
@@ -532,7 +588,9 @@ int vl_repl_run(VlSession *s)
             continue;
         }
         int done;
-        if (vl_meta_is_command(in.text))
+        if (vl_meta_leave(s, in.text))
+            done = 1;
+        else if (vl_meta_is_command(in.text))
             done = vl_meta_run(s, in.text) == VL_META_DONE;
         else
             done = vl_session_eval(s, in.text, "<repl>",
@@ -555,5 +613,6 @@ int vl_repl_run(VlSession *s)
     vl_signals_restore();
     readline_close();
     free(in.text);
-    return vl_output_error() != 0;
+    /* a write error on standard output outranks the status (exit N) asked */
+    return vl_output_error() != 0 ? 1 : s->exit_status;
 }

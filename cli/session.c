@@ -9,7 +9,9 @@
 #include "config.h"
 #include "cli/session.h"
 
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "cli/input.h"
@@ -24,21 +26,28 @@ double vl_now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-enum { RUN_EVAL, RUN_LOAD, RUN_RESUME };
+enum { RUN_EVAL, RUN_LOAD, RUN_LOAD_REST, RUN_RESUME };
 
 typedef struct Run {
-    int kind;
-    const char *text;       /* source text (RUN_EVAL) or path (RUN_LOAD) */
-    const char *chunk;
-    VladValue value;        /* the result (RUN_RESUME) */
+    int kind;               /* RUN_EVAL ... RUN_RESUME */
+    const char *text;       /* source text (RUN_EVAL, RUN_LOAD_REST) or
+                               path (RUN_LOAD) */
+    const char *chunk;      /* the name in error messages (a path) */
+    VladValue value;        /* the result (RUN_EVAL, RUN_RESUME) */
+    char *source;           /* RUN_LOAD(_REST): the file's whole text, or
+                               NULL; suspend() may take it */
 } Run;
 
 /* The position of the outermost "in top level at FILE:LINE:COL" line of
-   a backtrace, else the error's own position. */
-static void toplevel_position(const VladError *e, int *line, int *column)
+   a backtrace, else the error's own position; '*file' (of '*flen' bytes)
+   is its FILE. */
+static void toplevel_position(const VladError *e, int *line, int *column,
+                              const char **file, size_t *flen)
 {
     *line = e->line;
     *column = e->column;
+    *file = e->file;
+    *flen = strlen(e->file);
     const char *key = "in top level at ";
     const char *p = e->backtrace, *last = NULL;
     while (p != NULL && (p = strstr(p, key)) != NULL) {
@@ -61,29 +70,131 @@ static void toplevel_position(const VladError *e, int *line, int *column)
     if (c1 > last && sscanf(c1, "%d:%d", &l, &c) == 2) {
         *line = l;
         *column = c;
+        *file = last;
+        *flen = (size_t)(c1 - 1 - last);
     }
 }
 
-static void suspend(VlSession *s, const Run *r)
+/* The whole text of the file at 'path', or NULL (unreadable, or holding a
+   NUL byte, which vlad_eval_string would take for its end). */
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    size_t cap = 8192, n = 0;
+    char *buf = malloc(cap + 1);
+    while (buf != NULL) {
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap)
+            break;
+        char *nb = realloc(buf, cap * 2 + 1);
+        if (nb == NULL) {
+            free(buf);
+            buf = NULL;
+        } else {
+            buf = nb;
+            cap *= 2;
+        }
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (buf != NULL && (bad || memchr(buf, '\0', n) != NULL)) {
+        free(buf);
+        buf = NULL;
+    }
+    if (buf != NULL)
+        buf[n] = '\0';
+    return buf;
+}
+
+/* The line of the offset 'at' of 'text'. */
+static int line_of(const char *text, size_t at)
+{
+    int line = 1;
+    for (size_t j = 0; j < at && text[j] != '\0'; j++)
+        line += text[j] == '\n';
+    return line;
+}
+
+static void forget_load(VlSession *s)
+{
+    free(s->load_path);
+    free(s->load_text);
+    s->load_path = NULL;
+    s->load_text = NULL;
+}
+
+static void forget_suspension(VlSession *s)
+{
+    s->suspended = 0;
+    s->suspended_define = 0;
+    memset(&s->checkpoint_value, 0, sizeof s->checkpoint_value);
+    forget_load(s);
+}
+
+/* The forms of a ,load after the suspended one, when they were not run:
+   say so. */
+static void report_skipped(VlSession *s)
+{
+    if (s->load_text != NULL && s->load_next != SIZE_MAX)
+        fprintf(stderr, "the rest of %s (from line %d) was not run\n",
+                s->load_path, line_of(s->load_text, s->load_next));
+}
+
+static void suspend(VlSession *s, Run *r)
 {
     VladValue u;
     if (!vlad_interrupted(s->S, &u))
         return;
     int define = s->suspended && s->suspended_define;
+    int line, column;
+    const char *file;
+    size_t flen;
+    toplevel_position(vlad_last_error(s->S), &line, &column, &file, &flen);
     if (r->kind == RUN_EVAL) {
-        int line, column;
-        toplevel_position(vlad_last_error(s->S), &line, &column);
+        forget_load(s);
         define = vl_input_is_definition(vl_input_form_at(r->text, line,
                                                          column));
-    } else if (r->kind == RUN_LOAD) {
-        define = 0;     /* the file's text is not at hand: print the value */
+    } else if (r->kind == RUN_LOAD || r->kind == RUN_LOAD_REST) {
+        forget_load(s);
+        define = 0;     /* the form is not known: print its value */
+        const char *form = NULL;
+        if (r->source != NULL && flen == strlen(r->chunk)
+            && strncmp(file, r->chunk, flen) == 0)
+            form = vl_input_form_at(r->source, line, column);
+        if (form != NULL) {
+            /* the interrupted form is the file's own (not an included
+               file's): ,resume finishes it, then runs the rest */
+            define = vl_input_is_definition(form);
+            const char *next = vl_input_next_form(r->source, form);
+            s->load_path = strdup(r->chunk);
+            if (s->load_path != NULL) {
+                s->load_text = r->source;
+                r->source = NULL;
+                s->load_next = next != NULL ? (size_t)(next - s->load_text)
+                                            : SIZE_MAX;
+            }
+        }
     }
     s->suspended = 1;
     s->checkpoint_value = u;
     s->suspended_define = define;
     vlad_set_global(s->S, VL_SUSPENDED_NAME, u);
-    fprintf(stderr, "suspended as %s: ,resume continues it, ,drop "
-                    "forgets it\n", VL_SUSPENDED_NAME);
+    if (s->load_text != NULL && s->load_next != SIZE_MAX)
+        fprintf(stderr, "suspended as %s: ,resume continues it and then "
+                        "runs the rest of %s (from line %d), ,drop forgets "
+                        "both\n", VL_SUSPENDED_NAME, s->load_path,
+                line_of(s->load_text, s->load_next));
+    else if ((r->kind == RUN_LOAD || r->kind == RUN_LOAD_REST)
+             && s->load_text == NULL)
+        fprintf(stderr, "suspended as %s: ,resume continues the "
+                        "interrupted form only (it is not a form of %s "
+                        "itself: the rest of %s is not run), ,drop forgets "
+                        "it\n", VL_SUSPENDED_NAME, r->chunk, r->chunk);
+    else
+        fprintf(stderr, "suspended as %s: ,resume continues it, ,drop "
+                        "forgets it\n", VL_SUSPENDED_NAME);
 }
 
 /* Output of VLAD code (VladConfig.write): standard output, unless the
@@ -125,6 +236,32 @@ static void consume_interrupt(VlSession *s)
     muted = 0;
 }
 
+int vl_session_owns_last_value(VlSession *s)
+{
+    VladValue cur;
+    if (!vlad_get_global(s->S, VL_LAST_VALUE_NAME, &cur))
+        return 0;
+    return s->have_last_value
+           && memcmp(&cur, &s->last_value, sizeof cur) == 0;
+}
+
+/* Bind _ to 'v', the value just printed, unless it is void (nothing was
+   printed) or the program has defined _ itself. */
+static void bind_last_value(VlSession *s, VladValue v)
+{
+    if (!vlad_is_number(v) && !vlad_is_pair(v) && !vlad_is_nil(v)
+        && !vlad_is_boolean(v) && !vlad_is_procedure(v)
+        && !vlad_is_checkpoint(v)
+        && strcmp(vlad_to_string(s->S, v), "#<void>") == 0)
+        return;
+    if (vlad_get_global(s->S, VL_LAST_VALUE_NAME, NULL)
+        && !vl_session_owns_last_value(s))
+        return;
+    vlad_set_global(s->S, VL_LAST_VALUE_NAME, v);
+    s->last_value = v;
+    s->have_last_value = 1;
+}
+
 static VladStatus run(VlSession *s, Run *r, int flags)
 {
     VladState *S = s->S;
@@ -135,10 +272,19 @@ static VladStatus run(VlSession *s, Run *r, int flags)
     VladStatus st;
     switch (r->kind) {
     case RUN_EVAL:
-        st = vlad_eval_string(S, r->text, r->chunk, NULL);
+        st = vlad_eval_string(S, r->text, r->chunk, &r->value);
         break;
     case RUN_LOAD:
-        st = vlad_eval_file(S, r->text, NULL);
+        /* read here, so that ,resume can run the forms after an
+           interrupted one; an unreadable file is vlad_eval_file's to
+           report */
+        r->source = read_text(r->text);
+        st = r->source != NULL
+             ? vlad_eval_string(S, r->source, r->chunk, NULL)
+             : vlad_eval_file(S, r->text, NULL);
+        break;
+    case RUN_LOAD_REST:
+        st = vlad_eval_string(S, r->text, r->chunk, NULL);
         break;
     default:
         st = vlad_resume(S, s->checkpoint_value, &r->value);
@@ -160,11 +306,38 @@ static VladStatus run(VlSession *s, Run *r, int flags)
     s->before = before;
     vlad_get_stats(S, &s->after);
     s->seconds = t1 - t0;
+    char *rest = NULL;          /* the rest of a ,load to run now */
+    char *rest_path = NULL;
+    int skipped = 0;            /* the rest of a ,load is not run */
     if (r->kind == RUN_RESUME && st != VLAD_ERR_INTERRUPTED) {
         int define = s->suspended_define;
-        vl_session_drop(s);
-        if (st == VLAD_OK && !define)
+        if (s->load_text != NULL && s->load_next != SIZE_MAX) {
+            if (st == VLAD_OK) {
+                /* the forms already run become blanks, so that lines
+                   and columns stay those of the file */
+                rest = s->load_text;
+                for (size_t j = 0; j < s->load_next; j++)
+                    if (rest[j] != '\n')
+                        rest[j] = ' ';
+                rest_path = s->load_path;
+                s->load_text = NULL;
+                s->load_path = NULL;
+            } else {
+                skipped = 1;
+            }
+        }
+        if (!skipped)
+            forget_suspension(s);
+        if (st == VLAD_OK && !define) {
             printf("%s\n", vlad_to_string(S, r->value));
+            bind_last_value(s, r->value);
+        }
+    }
+    if (r->kind == RUN_EVAL && st == VLAD_OK) {
+        VlScan sc;
+        vl_input_scan(r->text, &sc);
+        if (sc.expressions > 0)
+            bind_last_value(s, r->value);
     }
     fflush(stdout);
     if (st != VLAD_OK && vl_output_error() != 0) {
@@ -176,35 +349,51 @@ static VladStatus run(VlSession *s, Run *r, int flags)
         fputs(vlad_last_error(S)->text, stderr);
         if (st == VLAD_ERR_INTERRUPTED)
             suspend(s, r);
+        if (skipped) {
+            report_skipped(s);
+            forget_suspension(s);
+        }
         fflush(stderr);
     }
+    free(r->source);
+    r->source = NULL;
     if (hit)
         consume_interrupt(s);
+    if (rest != NULL) {
+        /* ,resume finished the interrupted form of a ,load: the rest */
+        Run more = {RUN_LOAD_REST, rest, rest_path, {{0, 0}}, rest};
+        st = run(s, &more, 0);
+        free(rest_path);
+    }
     return st;
 }
 
 VladStatus vl_session_eval(VlSession *s, const char *src, const char *chunk,
                            int flags)
 {
-    Run r = {RUN_EVAL, src, chunk, {{0, 0}}};
+    Run r = {RUN_EVAL, src, chunk, {{0, 0}}, NULL};
     return run(s, &r, flags);
 }
 
 VladStatus vl_session_load(VlSession *s, const char *path)
 {
-    Run r = {RUN_LOAD, path, path, {{0, 0}}};
+    Run r = {RUN_LOAD, path, path, {{0, 0}}, NULL};
     return run(s, &r, 0);
 }
 
 VladStatus vl_session_resume(VlSession *s)
 {
-    Run r = {RUN_RESUME, NULL, NULL, {{0, 0}}};
+    Run r = {RUN_RESUME, NULL, NULL, {{0, 0}}, NULL};
     return run(s, &r, 0);
 }
 
 void vl_session_drop(VlSession *s)
 {
-    s->suspended = 0;
-    s->suspended_define = 0;
-    memset(&s->checkpoint_value, 0, sizeof s->checkpoint_value);
+    report_skipped(s);
+    forget_suspension(s);
+}
+
+void vl_session_close(VlSession *s)
+{
+    forget_suspension(s);
 }

@@ -114,9 +114,11 @@ typedef struct VladConfig {
        the limit applies while this one runs); beyond it an evaluation
        stops with VLAD_ERR_MEMORY and the state stays usable.  0: none. */
     size_t heap_limit;
-    /* Called while a checkpoint-*j at the top of an evaluation runs its
-       reverse sweep: 'done' of its 'total' primal steps have been
-       reversed (total is known after its first run).  NULL: none. */
+    /* Called while a checkpoint-*j at the top of an evaluation runs:
+       during its first run, which counts the primal steps, with 'total'
+       0 and 'done' the steps counted so far (every few thousand steps);
+       then during its reverse sweep, with 'done' of its 'total' primal
+       steps reversed.  NULL: none. */
     void (*progress)(void *userdata, int64_t done, int64_t total);
     /* Passed back to the callbacks. */
     void *userdata;

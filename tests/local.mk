@@ -561,16 +561,19 @@ VLAD_REPL_TESTS = \
 	%reldir%/repl/commands.py \
 	%reldir%/repl/complete.py \
 	%reldir%/repl/editing.py \
+	%reldir%/repl/familiar.py \
 	%reldir%/repl/history.py \
 	%reldir%/repl/interrupt.py \
 	%reldir%/repl/output.py \
 	%reldir%/repl/language.py \
+	%reldir%/repl/long.py \
 	%reldir%/repl/options.py
 
 TESTS += $(VLAD_REPL_TESTS)
 TEST_EXTENSIONS += .py
 PY_LOG_COMPILER = $(SHELL) $(srcdir)/%reldir%/repl/run-pty
 EXTRA_DIST += \
+	%reldir%/repl/inputrc \
 	%reldir%/repl/run-pty \
 	%reldir%/repl/vlpty.py \
 	$(VLAD_REPL_TESTS)
@@ -606,7 +609,8 @@ VLAD_API_TESTS = \
 	%reldir%/api/test-api-hangs \
 	%reldir%/api/test-api-small-stack \
 	%reldir%/api/test-api-include \
-	%reldir%/api/test-api-io
+	%reldir%/api/test-api-io \
+	%reldir%/api/test-api-progress
 
 VLAD_EMBED_EXAMPLES = \
 	examples/embed/minimal \
@@ -690,6 +694,10 @@ VLAD_API_LINK = -no-install
 %canon_reldir%_api_test_api_locale_CPPFLAGS = $(VLAD_API_INCLUDES)
 %canon_reldir%_api_test_api_locale_LDADD = $(VLAD_API_LINKLIBS)
 %canon_reldir%_api_test_api_locale_LDFLAGS = $(VLAD_API_LINK)
+%canon_reldir%_api_test_api_progress_SOURCES = %reldir%/api/test-api-progress.c %reldir%/api/apitest.h
+%canon_reldir%_api_test_api_progress_CPPFLAGS = $(VLAD_API_INCLUDES)
+%canon_reldir%_api_test_api_progress_LDADD = $(VLAD_API_LINKLIBS)
+%canon_reldir%_api_test_api_progress_LDFLAGS = $(VLAD_API_LINK)
 
 examples_embed_minimal_SOURCES = examples/embed/minimal.c
 examples_embed_minimal_CPPFLAGS = $(VLAD_API_INCLUDES)

@@ -389,6 +389,14 @@ static Value p_activate(VladState *S, Value *args)
     return vl_ad_activate(S, args[0]);
 }
 
+void vl_cpj_progress_counting(VladState *S, int64_t now)
+{
+    Cpj *c = S->cpj;
+    if (c->nseg > 0 && !c->seg[0].replay)
+        /* the outermost checkpoint-*j's first run: total not yet known */
+        S->config.progress(S->config.userdata, now - c->seg[0].anchor, 0);
+}
+
 /* (%cpj-count-leaf n): count a base case of n steps; returns n. */
 static Value p_count_leaf(VladState *S, Value *args)
 {

@@ -80,6 +80,11 @@ VL_INTERNAL void vl_cpj_pop_from(VladState *S, size_t frame);
    newest first) as a finished, searchable log. */
 VL_INTERNAL Value vl_cpj_finish_log(VladState *S, Value raw_list);
 
+/* At a poll of the step counter ('now' steps), with a progress callback:
+   report the steps the outermost checkpoint-*j's first run has counted
+   so far (total 0), when that is what runs. */
+VL_INTERNAL void vl_cpj_progress_counting(VladState *S, int64_t now);
+
 /* Effects.  Output is performed only when this returns 1. */
 VL_INTERNAL int vl_cpj_may_output(VladState *S);
 

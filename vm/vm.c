@@ -890,6 +890,8 @@ enter:
         if (fired == NULL) {
             S->fuel_anchor = vl_cont_anchor(S, now);
             fuel = S->fuel_anchor - now;
+            if (S->config.progress != NULL)
+                vl_cpj_progress_counting(S, now);
         } else if (fired->frame == SIZE_MAX) {
             vl_except_runtime(S, VLAD_ERR_LIMIT,
                               "step limit exceeded (%lld steps)",

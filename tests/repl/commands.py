@@ -1,11 +1,13 @@
 """tests/repl/commands.py -- every comma command of the REPL (,help ,load
 ,time ,stats ,checkpoint ,step-limit ,env ,resume ,drop ,quit; ,resume and
-,drop are exercised further by interrupt.py), abbreviations, and unknown,
+,drop are exercised further by interrupt.py and long.py, ,heap-limit
+,describe ,apropos by familiar.py), abbreviations, and unknown,
 ambiguous or malformed commands (a message; the REPL goes on)."""
 
 import re
 
-from vlpty import CTRL_D, Checks, Vlad, expect_equal
+from vlpty import command as cmd, leave as bye
+from vlpty import Checks, Vlad, expect_equal
 
 t = Checks()
 
@@ -20,30 +22,13 @@ def session(*args):
     return v
 
 
-def cmd(v, line, pattern):
-    """Type 'line'; its output up to the next prompt must match
-    'pattern' (a regex, anchored at both ends)."""
-    v.line(line)
-    v.expect(re.escape(line) + r"\n")
-    start = v.pos
-    v.expect(r"vlad> ")
-    out = v.out[start:v.pos - len("vlad> ")]
-    if not re.fullmatch(pattern, out, re.S):
-        v.fail("output of %r:\n%s\ndoes not match:\n%s" % (line, out,
-                                                          pattern))
-    return out
-
-
-def bye(v):
-    v.send(CTRL_D)
-    expect_equal("exit status", v.wait(), 0)
-
-
 def help_lists_everything():
     v = session()
     out = cmd(v, ",help", r"Type VLAD forms.*Ctrl-D leaves\.\n")
     for name in (",help", ",load FILE", ",time EXPR", ",stats",
-                 ",checkpoint [SPEC]", ",step-limit [N]", ",env", ",resume",
+                 ",checkpoint [SPEC]", ",step-limit [N]",
+                 ",heap-limit [BYTES]", ",describe NAME", ",apropos TEXT",
+                 ",env", ",resume",
                  ",drop", ",quit"):
         if "\n  " + name not in out:
             v.fail("%s is not in ,help" % name)
@@ -99,21 +84,24 @@ def stats():
     v = session()
     cmd(v, ",stats", r"no evaluation yet\n")
     cmd(v, "(let loop ((i 0)) (if (= i 500) i (loop (+ i 1))))", r"500\n")
-    cmd(v, ",stats", r"steps: 50\d\ntime: %s s\nheap: \d+ bytes; peak \d+ "
-        r"bytes(, reached before this evaluation)?\n" % NUM)
+    cmd(v, ",stats", r"steps: 50\d\ntime: %s s\nheap: \d+ bytes(; peak \d+ "
+        r"bytes(, reached before this evaluation)?| \(the peak so far\))\n"
+        % NUM)
     cmd(v, CPJ, r"")
     cmd(v, "(*j f 0.5 1)", r"\(.*\)\n")
-    cmd(v, ",stats", r"steps: \d+\n.*ad tape nodes: [1-9]\d*\n"
-        r"ad tape bytes: [1-9]\d*\n")
+    cmd(v, ",stats", r"steps: \d+\n.*ad tape nodes: [1-9]\d* \(recorded, all "
+        r"tapes\)\nad tape bytes: [1-9]\d* \(recorded, all tapes\)\n"
+        r"peak tape nodes: [1-9]\d* \(the longest tape\)\n")
     for _ in range(2):      # the figures are the last evaluation's
         cmd(v, "(checkpoint-*j f 0.5 1)", r"\(.*\)\n")
         cmd(v, ",stats",
-            r"steps: \d+\n.*checkpoint-\*j runs: 1\n"
+            r"steps: \d+\n.*peak tape nodes: .*\d+.*\n"
+            r"checkpoint-\*j runs: 1\n"
             r"checkpoint-\*j primal steps: 2000\d\n"
             r"checkpoint-\*j re-executed steps: \d+ \(%s x primal\)\n"
             r"checkpoint-\*j base cases: \d+ \(2000\d steps\)\n"
             r"checkpoint-\*j peak live checkpoints: .*\d+ .*bytes\)?\n"
-            r"peak tape nodes: .*\d+.*\n" % NUM)
+            % NUM)
     cmd(v, ",stats now", r",stats takes no argument\n")
     bye(v)
 

@@ -96,7 +96,9 @@ def user_definitions():
 
 def commands():
     v = session()
-    v.send(",he" + TAB)
+    v.send(",he" + TAB + TAB)            # ,help and ,heap-limit
+    v.expect(r",heap-limit\s+,help\s*\n")
+    v.send("l" + TAB)
     v.expect(r",help ")
     v.send("\r")
     v.expect(r"Commands")

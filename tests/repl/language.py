@@ -4,9 +4,8 @@ unfinished form is refused with one line and the form is kept; display
 and newline print labels and their value (#<void>) is not echoed; a
 quoted symbol and a string are values."""
 
-import re
-
-from vlpty import CTRL_D, Checks, Vlad, expect_equal
+from vlpty import command as cmd, leave as bye
+from vlpty import Checks, Vlad
 
 t = Checks()
 
@@ -15,25 +14,6 @@ def session(*args):
     v = Vlad(["-q"] + list(args), history=t.path("history"))
     v.prompt()
     return v
-
-
-def cmd(v, line, pattern):
-    """Type 'line'; its output up to the next prompt must match
-    'pattern' (a regex, anchored at both ends)."""
-    v.line(line)
-    v.expect(re.escape(line) + r"\n")
-    start = v.pos
-    v.expect(r"vlad> ")
-    out = v.out[start:v.pos - len("vlad> ")]
-    if not re.fullmatch(pattern, out, re.S):
-        v.fail("output of %r:\n%s\ndoes not match:\n%s" % (line, out,
-                                                          pattern))
-    return out
-
-
-def bye(v):
-    v.send(CTRL_D)
-    expect_equal("exit status", v.wait(), 0)
 
 
 def load_adds_extension():

@@ -174,12 +174,14 @@ def stats():
     prog = write("cpj-stats.vlad", CPJ % 3000)
     st, out, err = run(["--stats", prog])
     expect_equal("status", st, 0)
-    for line in (r"ad tape nodes: \d+", r"checkpoint-\*j runs: 1",
+    for line in (r"ad tape nodes: \d+ \(recorded, all tapes\)",
+                 r"ad tape bytes: \d+ \(recorded, all tapes\)",
+                 r"checkpoint-\*j runs: 1",
                  r"checkpoint-\*j primal steps: 300\d",
                  r"checkpoint-\*j re-executed steps: \d+ \([0-9.]+ x primal\)",
                  r"checkpoint-\*j base cases: \d+ \(300\d steps\)",
                  r"checkpoint-\*j peak live checkpoints: \d+ \(\d+ bytes\)",
-                 r"peak tape nodes: \d+"):
+                 r"peak tape nodes: \d+ \(the longest tape\)"):
         if not re.search("^" + line + "$", err, re.M):
             raise Failure("--stats lacks %r:\n%s" % (line, err))
     # after an error too

@@ -87,7 +87,9 @@ class Vlad:
         e = dict(os.environ)
         e.update(VLAD_ENV)
         e["TERM"] = "xterm"
-        e["INPUTRC"] = "/dev/null"      # no user key bindings
+        # no user key bindings; no paren blinking (see the file)
+        e["INPUTRC"] = os.path.join(os.path.dirname(os.path.abspath(
+            __file__)), "inputrc")
         e.pop("VLAD_CHECKPOINT", None)
         if home is not None:
             e["HOME"] = home
@@ -297,6 +299,27 @@ def have_readline():
 def skip(reason):
     print("SKIP: " + reason)
     sys.exit(77)
+
+
+def command(v, line, pattern):
+    """Type 'line' into the REPL 'v'; its output up to the next prompt
+    must match 'pattern' (a regex, anchored at both ends).  Returns the
+    output."""
+    v.line(line)
+    v.expect(re.escape(line) + r"\n")
+    start = v.pos
+    v.expect(r"vlad> ")
+    out = v.out[start:v.pos - len("vlad> ")]
+    if not re.fullmatch(pattern, out, re.S):
+        v.fail("output of %r:\n%s\ndoes not match:\n%s" % (line, out,
+                                                          pattern))
+    return out
+
+
+def leave(v, status=0):
+    """Ctrl-D: the REPL 'v' must end with 'status'."""
+    v.send(CTRL_D)
+    expect_equal("exit status", v.wait(), status)
 
 
 def expect_equal(what, actual, expected):
