@@ -1,8 +1,8 @@
 /*
  * cli/output.c -- the vlad program's standard output and its write errors
  *
- * libvlad hands VLAD's output over in pieces that never split one write
- * (whole lines from write and write-real), at the latest every
+ * libvlad hands VLAD's output over in whole lines (a line over 4 KB may
+ * come in pieces), at the latest every
  * 4096 steps while a program runs (its flush policy, doc/embedding.md);
  * this writes each piece at once with write(2), with no second buffer,
  * whatever standard output is (terminal, pipe or file).  The cost is one

@@ -83,9 +83,10 @@ typedef struct VladError {
 
 /* Configuration of a new state; initialise with vlad_config_init. */
 typedef struct VladConfig {
-    /* Receives everything VLAD code prints, never a part of one write
-       (so whole lines from write and write-real), at the latest 4096
-       steps after it was written (see vlad_flush).  NULL: standard
+    /* Receives everything VLAD code prints, in whole lines (a line over
+       4 KB, a huge value printed as it is made, may come in pieces, in
+       order), at the latest 4096 steps after it was written (see
+       vlad_flush).  NULL: standard
        output (write errors ignored). */
     void (*write)(void *userdata, const char *text, size_t len);
     /* Supplies text for read-real: fill 'buf' (at most 'cap' bytes) and

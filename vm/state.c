@@ -121,9 +121,24 @@ void vl_state_write(VladState *S, const char *text, size_t len)
         S->out_cap = 8192;
         S->out = vl_gc_alloc_atomic(S->out_cap);
     }
-    if (S->nout + len > S->out_cap)
-        vl_state_flush(S);
-    if (len > S->out_cap) {
+    if (S->nout + len > S->out_cap) {
+        /* hand over the whole lines, keep the line being written: a line
+           is cut only when it does not fit beside what arrives (a streamed
+           print of a huge value comes in 4 KB pieces) */
+        size_t whole = S->nout;
+        while (whole > 0 && S->out[whole - 1] != '\n')
+            whole--;
+        size_t rest = S->nout - whole;
+        if (whole == 0 || rest + len > S->out_cap) {
+            vl_state_flush(S);
+        } else {
+            S->nout = whole;
+            vl_state_flush(S);
+            memmove(S->out, S->out + whole, rest);
+            S->nout = rest;
+        }
+    }
+    if (S->nout + len > S->out_cap) {
         if (S->config.write != NULL) {
             S->config.write(S->config.userdata, text, len);
         } else {

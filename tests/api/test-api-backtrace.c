@@ -74,9 +74,10 @@ int main(void)
 {
     VladState *S = vlad_open(NULL);
     CHECK(S != NULL);
-    /* f called at depth 0..N: N+1 frames of f, and the top level */
+    /* car failing in f called at depth 0..N: the frame of car, N+1 frames
+       of f, and the top level */
     check_backtrace(S, "(define (f x) (if (= x 0) (car x) (+ 1 (f (- x 1)))))"
-                       "(f 100000)", 100002, VLAD_ERR_RUNTIME);
+                       "(f 100000)", 100003, VLAD_ERR_RUNTIME);
     CHECK_CONTAINS(vlad_last_error(S)->backtrace,
                    "  in f at bt:1:40\n"
                    "  [previous line repeated 99999 more times]\n"
@@ -85,13 +86,13 @@ int main(void)
        level, 30, below the frame of g that fails and the top level */
     check_backtrace(S, "(define (g n) (if (= n 0) (car n) "
                        "(j* (lambda (x) (g (- n 1))) 1 1))) (g 30)",
-                    32, VLAD_ERR_RUNTIME);
+                    33, VLAD_ERR_RUNTIME);
     CHECK_CONTAINS(vlad_last_error(S)->backtrace,
                    "  in j*\n  [previous line repeated 29 more times]\n");
     /* mutual recursion: ev and od alternate, 61 frames and the top
        level; the middle is left out and counted */
     check_backtrace(S, "(define (ev n) (if (= n 0) (car 5) (+ 1 (od (- n 1)))))"
-                       "(define (od n) (+ 1 (ev (- n 1)))) (ev 60)", 62,
+                       "(define (od n) (+ 1 (ev (- n 1)))) (ev 60)", 63,
                     VLAD_ERR_RUNTIME);
     CHECK_CONTAINS(vlad_last_error(S)->backtrace, " more frames ...\n");
     /* a host primitive failing 5,000 calls deep */
@@ -104,11 +105,11 @@ int main(void)
     check_backtrace(S, "(define (h x) (if (= x 0) (fail! x) (+ 1 (h (- x 1)))))"
                        "(h 5000)", 5002, VLAD_ERR_RUNTIME);
     CHECK_CONTAINS(vlad_last_error(S)->message, "fail!: deep failure");
-    /* a shallow one whole: two frames of k and the top level */
+    /* a shallow one whole: car, two frames of k and the top level */
     check_backtrace(S, "(define (k x) (if (= x 0) (car x) (+ 1 (k (- x 1)))))"
-                       "(k 1)", 3, VLAD_ERR_RUNTIME);
+                       "(k 1)", 4, VLAD_ERR_RUNTIME);
     CHECK_STR(vlad_last_error(S)->backtrace,
-              "  in k at bt:1:27\n  in k at bt:1:40\n"
+              "  in car\n  in k at bt:1:27\n  in k at bt:1:40\n"
               "  in top level at bt:1:54\n");
     /* a step limit: every frame is accounted for, whatever the depth
        reached */
@@ -134,7 +135,7 @@ int main(void)
     for (int k = 0; k < 2; k++) {
         CHECK_INT(vlad_resume(S, u, NULL), VLAD_ERR_RUNTIME);
         n = frames_of(vlad_last_error(S)->backtrace, &lines);
-        CHECK_INT(n, 50002);
+        CHECK_INT(n, 50003);
         CHECK(lines <= 16);
         if (k == 0)
             snprintf(first, sizeof first, "%s", vlad_last_error(S)->backtrace);

@@ -193,12 +193,27 @@ static void test_whole_lines(VladState *S)
     CHECK(writes > 3);
     CHECK_INT(cut_lines, 0);
     CHECK(strncmp(out + 2999 * 11, "1000002999\n", 11) == 0);
-    /* a text longer than the buffer: in one call */
+    /* lines of 2.6 KB and 5.9 KB in turn: a long one arrives in two
+       pieces (the printer hands over 4 KB at a time) and is kept whole
+       while the lines before it go out: none is cut */
+    reset("");
+    CHECK_STATUS(S, vlad_eval_string(S,
+        "(define (big i) (if (= i 6) 0"
+        " (let ((a (write (iota 700))) (b (write (iota 1400))))"
+        " (big (+ i 1)))))"
+        "(big 0)", "io", NULL), VLAD_OK);
+    CHECK(nout > 6 * 8000);
+    CHECK(writes > 5);
+    CHECK_INT(cut_lines, 0);
+    /* a line longer than the buffer (24 KB): printed as it is made, so in
+       pieces, in order, the last one ending the line */
     reset("");
     CHECK_STATUS(S, vlad_eval_string(S, "(define x (write (iota 5000)))",
                                      "io", NULL), VLAD_OK);
-    CHECK_INT(cut_lines, 0);
+    CHECK(writes >= 3);
+    CHECK_INT(cut_lines, writes - 1);
     CHECK(nout > 8192 && out[0] == '(' && out[nout - 1] == '\n');
+    CHECK(strstr(out, "4999)\n") == out + nout - 6);
 }
 
 static void test_interrupted_output(VladState *S)
