@@ -111,6 +111,16 @@ static int run_stdin_script(VladState *S)
     return status;
 }
 
+/* Run the script FILE (or FILE.vlad).  Not inlined: its path buffer
+   stays off main's frame, which every run, even --version, pays for (at
+   ulimit -s 16 the dynamic loader itself had too little stack left). */
+static __attribute__((noinline)) int run_file(VladState *S, const char *file)
+{
+    char full[4096];
+    return report(S, vlad_eval_file(S, vl_program_path(file, full,
+                                                       sizeof full), NULL));
+}
+
 int main(int argc, char **argv)
 {
     vl_output_reserve_fds();
@@ -176,13 +186,10 @@ int main(int argc, char **argv)
                 snprintf(name, sizeof name, "<-e#%d>", j + 1);
             status = report(S, vlad_eval_string(S, o.exprs[j], name, NULL));
         }
-        char full[4096];
         if (status == 0 && o.file != NULL && strcmp(o.file, "-") == 0)
             status = run_stdin_script(S);
         else if (status == 0 && o.file != NULL)
-            status = report(S, vlad_eval_file(S, vl_program_path(o.file, full,
-                                                                 sizeof full),
-                                              NULL));
+            status = run_file(S, o.file);
     } else if (repl) {
         VlSession session;
         memset(&session, 0, sizeof session);

@@ -199,7 +199,7 @@ def progress():
     # on a terminal: a bar, redrawn in place, erased before the result
     v = Vlad(["--progress", prog], cols=70)
     expect_equal("status on a terminal", v.wait(), 0)
-    if not re.search(r"checkpoint-\*j \[[#.]+\] +\d+%  \d+/400\d\d\d steps  "
+    if not re.search(r"checkpoint-\*j \[[#.]+\] +\d+% +\d+/400\d\d\d steps +"
                      r"(estimating|[0-9.]+ s left|\d+ min \d+ s left)",
                      v.raw):
         v.fail("no progress bar")
