@@ -807,6 +807,20 @@ static NOINLINE Ast *expand_cond(Ctx *c, const Env *env, Datum *form, int len)
     return acc;
 }
 
+/* The n subforms after the head of form, expanded in order; *tail (if
+   not NULL) gets the datum that ends the list. */
+static Ast **expand_subforms(Ctx *c, const Env *env, Datum *form, int n,
+                             Datum **tail)
+{
+    Ast **xs = vl_gc_alloc((size_t)n * sizeof *xs);
+    Datum *e = cdr(form);
+    for (int i = 0; i < n; i++, e = cdr(e))
+        xs[i] = expand(c, env, car(e));
+    if (tail != NULL)
+        *tail = e;
+    return xs;
+}
+
 /* (and e ...) as nested A_IF, (or e ...) as nested A_OR. */
 static NOINLINE Ast *expand_and_or(Ctx *c, const Env *env, Datum *form,
                                    int len, bool is_and)
@@ -814,10 +828,7 @@ static NOINLINE Ast *expand_and_or(Ctx *c, const Env *env, Datum *form,
     int n = len - 1;
     if (n == 0)
         return vl_ast_const(form->pos, vl_datum_bool(form->pos, is_and));
-    Ast **xs = vl_gc_alloc((size_t)n * sizeof *xs);
-    Datum *e = cdr(form);
-    for (int i = 0; i < n; i++, e = cdr(e))
-        xs[i] = expand(c, env, car(e));
+    Ast **xs = expand_subforms(c, env, form, n, NULL);
     Ast *acc = xs[n - 1];
     for (int i = n - 2; i >= 0; i--) {
         SrcPos pos = i == 0 ? form->pos : xs[i]->pos;
@@ -837,10 +848,8 @@ static NOINLINE Ast *expand_cons_chain(Ctx *c, const Env *env, Datum *form,
     int n = len - 1;
     if (n == 0)
         return nil_const(form->pos);
-    Ast **xs = vl_gc_alloc((size_t)n * sizeof *xs);
-    Datum *e = cdr(form);
-    for (int i = 0; i < n; i++, e = cdr(e))
-        xs[i] = expand(c, env, car(e));
+    Datum *e;
+    Ast **xs = expand_subforms(c, env, form, n, &e);
     int i = n - 1;
     Ast *acc = nil_tail ? nil_const(e->pos) : xs[i--];
     for (; i >= 0; i--)
@@ -865,10 +874,7 @@ static NOINLINE Ast *expand_begin(Ctx *c, const Env *env, Datum *form,
     if (len < 2)
         fail(c, form->pos, "begin: expected at least one expression");
     int n = len - 1;
-    Ast **xs = vl_gc_alloc((size_t)n * sizeof *xs);
-    Datum *e = cdr(form);
-    for (int i = 0; i < n; i++, e = cdr(e))
-        xs[i] = expand(c, env, car(e));
+    Ast **xs = expand_subforms(c, env, form, n, NULL);
     Ast *acc = xs[n - 1];
     for (int i = n - 2; i >= 0; i--) {
         Pattern **p = vl_gc_alloc(sizeof *p);
