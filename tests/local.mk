@@ -72,6 +72,7 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/ad/random-ckpt-3.vlad \
 	%reldir%/ad/random-ckpt-4.vlad \
 	%reldir%/ad/resume-fresh-tags.vlad \
+	%reldir%/ad/sharing-model.vlad \
 	%reldir%/ad/steps.vlad \
 	%reldir%/ad/strong-zero.vlad \
 	%reldir%/ad/sweep-plain.vlad \
