@@ -2,7 +2,8 @@
 # tests/api/header.sh -- include/vlad.h stands alone (style.md 2.9): it
 # compiles as the only include of a translation unit under
 # -std=c99 -pedantic -Werror, under -std=c11, and as C++ (-std=c++11,
-# extern "C"), and it includes nothing but standard headers.
+# extern "C"), and it includes nothing but standard headers; its table of
+# function pointers names every function vlad.h declares.
 #
 # Compilers: $CC (default cc) and $CXX (default c++); a missing C++
 # compiler skips that part, a missing C compiler skips the test (77).
@@ -63,6 +64,7 @@ static void (*const fns[])(void) = {
     (void (*)(void))vlad_derivative, (void (*)(void))vlad_gradient,
     (void (*)(void))vlad_directional_derivative,
     (void (*)(void))vlad_register, (void (*)(void))vlad_host_error,
+    (void (*)(void))vlad_collect, (void (*)(void))vlad_flush,
 };
 typedef char value_is_16_bytes[sizeof(VladValue) == 16 ? 1 : -1];
 int main(void)
@@ -75,13 +77,26 @@ int main(void)
     VladRef *r = 0;
     VladHostFn fn = 0;
     (void)c; (void)s; (void)p; (void)e; (void)st; (void)r; (void)fn;
-    return (int)(sizeof fns / sizeof fns[0]) == 43 ? 0 : 1;
+    return (int)(sizeof fns / sizeof fns[0]) == 45 ? 0 : 1;
 }
 EOC
 check "C99 -pedantic" "$cc" -std=c99 -pedantic -Wall -Wextra -Werror \
     -I"$srcdir/include" -c "$tmp/t.c" -o "$tmp/t99.o"
 check "C11 -pedantic" "$cc" -std=c11 -pedantic -Wall -Wextra -Werror \
     -I"$srcdir/include" -c "$tmp/t.c" -o "$tmp/t11.o"
+
+# the table above names every function vlad.h declares
+missing=
+for f in `sed -n 's/.*\(vlad_[a-z_]*\)(.*/\1/p' "$header" | sort -u`; do
+    grep -q "(void (\*)(void))$f," "$tmp/t.c" || missing="$missing $f"
+done
+if test -z "$missing"; then
+    passed=`expr $passed + 1`
+    echo "ok: every function of vlad.h is checked"
+else
+    failed=`expr $failed + 1`
+    echo "FAIL: not in the table of header.sh:$missing"
+fi
 
 # only standard headers
 bad=`sed -n 's/^[ 	]*#[ 	]*include[ 	]*\([<"][^>"]*[>"]\).*/\1/p' "$header" \
