@@ -24,10 +24,13 @@ def session(*args, **kw):
 
 
 def calibrated_count(v, seconds):
-    """An n for which (count n 0) takes about 'seconds' here."""
+    """An n for which (count n 0) takes about 'seconds' here, times
+    SCALE: the Ctrl-C that interrupts it comes after 0.2 s times SCALE
+    (under the sanitizers, SCALE 4, an unscaled run ended before it)."""
     v.line(COUNT)
     v.prompt()
-    n0 = 200000
+    seconds *= SCALE
+    n0 = 1000000
     v.line(",time (count %d 0)" % n0)
     m = v.expect(r"time: (%s) s" % NUM)
     v.prompt()
@@ -123,7 +126,7 @@ def fix_and_continue():
     redefined uses the new definition; with the globals unchanged, the
     same checkpoint resumed twice gives the same value."""
     v = session()
-    n = calibrated_count(v, 0.4)
+    n = calibrated_count(v, 0.8)
     cmd(v, "(define (step acc) (+ acc 1))", r"")
     cmd(v, "(define (run n acc) (if (zero? n) acc (run (- n 1) (step acc))))",
         r"")
