@@ -632,24 +632,12 @@ Value vl_ad_lift(VladState *S, int n, const Value *args, VlAdRule rule,
                        VL_RULE_EXPLICIT);
 }
 
-static double plain1(int op, double x)
-{
-    switch (op) {
-    case IN_SQRT: return sqrt(x);
-    case IN_EXP: return exp(x);
-    case IN_LOG: return log(x);
-    case IN_SIN: return sin(x);
-    case IN_COS: return cos(x);
-    default: return floor(x);
-    }
-}
-
 static Value unary_general(VladState *S, int op, Value a);
 
 Value vl_ad_unary(VladState *S, int op, Value a)
 {
     if (a.tag == VT_NUM)
-        return vl_num_marked(plain1(op, a.as.num), a.aux);
+        return vl_num_marked(vl_prims_math1_at(op, a.as.num), a.aux);
     return vl_real_mark(unary_general(S, op, a), vl_real_marked(a));
 }
 
@@ -676,26 +664,27 @@ static Value unary_general(VladState *S, int op, Value a)
     Value ap = primal_at(a, 1);
     Value y = vl_ad_unary(S, op, ap);
     Value d;
+    /* vm/math1.h's derivative, lifted: itself differentiable */
+#define VLM_ARG ap
+#define VLM_VAL y
+#define VLM_K(c) vl_num(c)
+#define VLM_ADD(a, b) vl_ad_binary(S, IN_ADD, (a), (b))
+#define VLM_SUB(a, b) vl_ad_binary(S, IN_SUB, (a), (b))
+#define VLM_MUL(a, b) vl_ad_binary(S, IN_MUL, (a), (b))
+#define VLM_DIV(a, b) vl_ad_binary(S, IN_DIV, (a), (b))
+#define VLM_FN(ID, a) vl_ad_unary(S, IN_##ID, (a))
+#define VL_MATH1_GENERAL_(ID, NAME, FN, DERIV) \
+    case IN_##ID:                                \
+        d = (DERIV);                             \
+        break;
     switch (op) {
-    case IN_SQRT:
-        d = vl_ad_binary(S, IN_DIV, vl_num(0.5), y);
-        break;
-    case IN_EXP:
-        d = y;
-        break;
-    case IN_LOG:
-        d = vl_ad_binary(S, IN_DIV, vl_num(1), ap);
-        break;
-    case IN_SIN:
-        d = vl_ad_unary(S, IN_COS, ap);
-        break;
-    case IN_COS:
-        d = vl_ad_binary(S, IN_SUB, vl_num(0), vl_ad_unary(S, IN_SIN, ap));
-        break;
+    VL_MATH1(VL_MATH1_GENERAL_)
     default:
-        d = vl_num(0);
+        d = vl_num(NAN);    /* not a unary math function */
         break;
     }
+#undef VL_MATH1_GENERAL_
+#include "vm/math1undef.h"
     return lift_result(S, t, reverse, y, a, 1, d, NIL_VAL, 0, NIL_VAL,
                        vl_tape_rule1(op));
 }

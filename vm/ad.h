@@ -90,13 +90,12 @@ enum {
     /* unary rules (parent1 holds the rule) */
     VL_RULE_ONE,            /* 1: x + c, c + x, x - c */
     VL_RULE_MINUS_ONE,      /* -1: c - x */
-    VL_RULE_SQRT,           /* 0.5 / y */
-    VL_RULE_EXP,            /* y */
-    VL_RULE_LOG,            /* 1 / x0 */
-    VL_RULE_FLOOR,          /* 0 */
     VL_RULE_RDIV,           /* -(y / x0): c / x */
-    VL_RULE_SIN,            /* cos x0 */
-    VL_RULE_COS,            /* 0 - sin x0 */
+    /* the unary math functions, in the order of vm/math1.h: the
+       derivative of its row, x0 the parent's primal */
+    VL_RULE_MATH1_FIRST,
+    VL_RULE_MATH1_LAST = VL_RULE_MATH1_FIRST + IN_MATH1_LAST
+                         - IN_MATH1_FIRST,
     /* binary rules (parent1's top bits hold rule - VL_RULE_ADD) */
     VL_RULE_ADD,            /* 1, 1 */
     VL_RULE_SUB,            /* 1, -1 */
@@ -161,17 +160,10 @@ static inline int vl_tape_rule2(int op, int pa, int pb)
     }
 }
 
-/* The rule of a unary op (IN_SQRT .. IN_FLOOR). */
+/* The rule of a unary math function (VL_IS_MATH1). */
 static inline int vl_tape_rule1(int op)
 {
-    switch (op) {
-    case IN_SQRT: return VL_RULE_SQRT;
-    case IN_EXP: return VL_RULE_EXP;
-    case IN_LOG: return VL_RULE_LOG;
-    case IN_FLOOR: return VL_RULE_FLOOR;
-    case IN_SIN: return VL_RULE_SIN;
-    default: return VL_RULE_COS;
-    }
+    return VL_RULE_MATH1_FIRST + (op - IN_MATH1_FIRST);
 }
 
 /* The slots of a node of n parents whose partials follow 'rule' (the
@@ -242,13 +234,27 @@ static inline int vl_tape_decode(const TapeSlot *t, uint32_t *p, double *d,
         switch (q) {
         case VL_RULE_ONE: d[0] = 1; break;
         case VL_RULE_MINUS_ONE: d[0] = -1; break;
-        case VL_RULE_SQRT: d[0] = 0.5 / y; break;
-        case VL_RULE_EXP: d[0] = y; break;
-        case VL_RULE_LOG: d[0] = 1 / primal(ctx, p0); break;
-        case VL_RULE_FLOOR: d[0] = 0; break;
-        case VL_RULE_SIN: d[0] = cos(primal(ctx, p0)); break;
-        case VL_RULE_COS: d[0] = 0 - sin(primal(ctx, p0)); break;
-        default: d[0] = -(y / primal(ctx, p0)); break;   /* RDIV */
+        case VL_RULE_RDIV:
+        default:            /* (no other rule is recorded) */
+            d[0] = -(y / primal(ctx, p0));
+            break;
+        /* vm/math1.h's derivatives: the argument is read only by the
+           rules that use it */
+#define VLM_ARG primal(ctx, p0)
+#define VLM_VAL y
+#define VLM_K VLM_PLAIN_K
+#define VLM_ADD VLM_PLAIN_ADD
+#define VLM_SUB VLM_PLAIN_SUB
+#define VLM_MUL VLM_PLAIN_MUL
+#define VLM_DIV VLM_PLAIN_DIV
+#define VLM_FN VLM_PLAIN_FN
+#define VL_MATH1_RULE_(ID, NAME, FN, D) \
+        case VL_RULE_MATH1_FIRST + (IN_##ID - IN_MATH1_FIRST): \
+            d[0] = (D); \
+            break;
+        VL_MATH1(VL_MATH1_RULE_)
+#undef VL_MATH1_RULE_
+#include "vm/math1undef.h"
         }
         return 1;
     case VL_TAPE_BINARY:

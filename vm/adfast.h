@@ -71,7 +71,8 @@ static inline void vl_ad_partials2(int op, double a, double b, double y,
     }
 }
 
-/* The value y and derivative d of a unary op (IN_SQRT .. IN_FLOOR) at x. */
+/* The value y and derivative d of a unary math function (VL_IS_MATH1) at
+   x: vm/math1.h's row. */
 static inline void vl_ad_partial1(int op, double x, double *y, double *d)
 {
     double s, c;
@@ -82,20 +83,42 @@ static inline void vl_ad_partial1(int op, double x, double *y, double *d)
         return;
     }
     switch (op) {
-    case IN_SIN:            /* sincos gives the same bits as sin, cos */
+    case IN_SIN:            /* sincos gives the same bits as sin, cos: one
+                               call for both (tests/unit/test-math1.c
+                               checks it against the table's row) */
         sincos(x, &s, &c);
         *y = s;
         *d = c;
-        break;
+        return;
     case IN_COS:
         sincos(x, &s, &c);
         *y = c;
         *d = 0 - s;
+        return;
+    default:
         break;
-    case IN_EXP: *y = exp(x); *d = *y; break;
-    case IN_LOG: *y = log(x); *d = 1 / x; break;
-    default: *y = floor(x); *d = 0; break;
     }
+#define VLM_ARG x
+#define VLM_VAL (*y)
+#define VLM_K VLM_PLAIN_K
+#define VLM_ADD VLM_PLAIN_ADD
+#define VLM_SUB VLM_PLAIN_SUB
+#define VLM_MUL VLM_PLAIN_MUL
+#define VLM_DIV VLM_PLAIN_DIV
+#define VLM_FN VLM_PLAIN_FN
+#define VL_MATH1_PARTIAL_(ID, NAME, FN, D) \
+    case IN_##ID:                           \
+        *y = FN(x);                         \
+        *d = (D);                           \
+        return;
+    switch (op) {
+    VL_MATH1(VL_MATH1_PARTIAL_)
+    default:
+        *y = *d = NAN;      /* not a unary math function */
+        return;
+    }
+#undef VL_MATH1_PARTIAL_
+#include "vm/math1undef.h"
 }
 
 /* A forward-mode operand: a plain real (tag -1, tangent 0) or a plain
@@ -312,7 +335,7 @@ static inline int vl_ad_binary_inline(VladState *S, int op, Value a,
                         n.rule, vl_ad_mark2(a, b), out);
 }
 
-/* A unary op (IN_SQRT .. IN_FLOOR) on a plain dual or a compact node of
+/* A unary math function (VL_IS_MATH1) on a plain dual or a compact node of
    the innermost *j's tape: done here when the fast path applies, else 0.
    'temp': as for vl_ad_binary_inline. */
 static inline int vl_ad_unary_inline(VladState *S, int op, Value a,

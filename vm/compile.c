@@ -376,8 +376,7 @@ static int temp_writer(const Instr *i)
 {
     if (i->op >= OP_ADD && i->op <= OP_DIVKR)
         return 1;
-    int id = i->x & VL_X_ID;
-    return i->op == OP_PRIM1 && id >= IN_SQRT && id <= IN_FLOOR;
+    return i->op == OP_PRIM1 && VL_IS_MATH1(vl_instr_inline_id(i));
 }
 
 /* Whether instruction i may run while a temporary waits for its reader. */
@@ -627,7 +626,7 @@ static void application(FuncState *fs, Ast *e, int dest, int tail)
         int r = to_reg(fs, args[0]);
         mark_temps(fs, fs->writer, -1);
         fs->pos = e->pos;
-        emit(fs, OP_PRIM1, id | xflag(fs), dest, r, 0);
+        emit(fs, OP_PRIM1, xflag(fs), dest, r, id);
         fs->freereg = save;
     } else {
         int save = fs->freereg;
@@ -1134,7 +1133,7 @@ typedef enum PrimalUse {
 
 static PrimalUse primal_use(const Instr *i)
 {
-    int id = i->x & VL_X_ID;
+    int id = vl_instr_inline_id(i);
     switch (i->op) {
     case OP_MOVE:
         return PU_MOVE;

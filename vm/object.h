@@ -64,11 +64,18 @@ typedef struct Instr {
    error messages of a comparison, take the source's operator and
    order. */
 #define VL_X_SWAPPED 0x10
-/* The inline id in Instr.x of PRIM1, PRIM2, JPRIM1: every id is below
-   32 (vm/state.h); the comparison of CMP, CMPK (id - IN_EQ, below
-   VL_X_SWAPPED). */
+/* The inline id in Instr.x of PRIM2 and JPRIM1, below 32 (PRIM1 keeps its
+   id in c: vl_instr_inline_id below); the comparison of CMP,
+   CMPK (id - IN_EQ, below VL_X_SWAPPED). */
 #define VL_X_ID 0x1f
 #define VL_X_CMP 0x0f
+
+/* The inline id of PRIM1 (in c: the unary ids go past 32), PRIM2 and
+   JPRIM1 (in x). */
+static inline int vl_instr_inline_id(const Instr *i)
+{
+    return i->op == OP_PRIM1 ? i->c : i->x & VL_X_ID;
+}
 
 /* Source line and column of one instruction. */
 typedef struct Loc {

@@ -59,7 +59,7 @@
     OP(JGTK,      "unless R[a] > K[b] jump by off") \
     OP(JGEK,      "unless R[a] >= K[b] jump by off") \
     OP(JEQK,      "unless R[a] = K[b] jump by off") \
-    OP(PRIM1,     "R[a] = inlinable unary primitive x applied to R[b]") \
+    OP(PRIM1,     "R[a] = inlinable unary primitive c applied to R[b]") \
     OP(PRIM2,     "R[a] = inlinable binary primitive x on R[b], R[c]") \
     OP(JPRIM1,    "unless (unary predicate x of R[a]) jump by off") \
     OP(CKPT_BEGIN,   "checkpoint: validate k in R[b], push limit in R[a]") \

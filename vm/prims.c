@@ -49,7 +49,9 @@ static double real_arg(VladState *S, const char *who, Value v)
 static const char *const inline_names[IN__COUNT] = {
     "+", "-", "*", "/", "=", "<", ">", "<=", ">=",
     "zero?", "positive?", "negative?", "null?", "pair?",
-    "sqrt", "exp", "log", "sin", "cos", "floor",
+#define VL_MATH1_NAME_(ID, NAME, FN, D) NAME,
+    VL_MATH1(VL_MATH1_NAME_)
+#undef VL_MATH1_NAME_
     "atan", "expt", "modulo", "car", "cdr"
 };
 
@@ -126,13 +128,10 @@ int vl_prims_compare_two(VladState *S, int id, Value a, Value b)
     return vl_prims_compare2(id, x, real_arg(S, who, b));
 }
 
-static double floor_(double x)
-{
-    return floor(x);
-}
-
 double (*const vl_prims_math1[])(double) = {
-    sqrt, exp, log, sin, cos, floor_
+#define VL_MATH1_PTR_(ID, NAME, FN, D) FN,
+    VL_MATH1(VL_MATH1_PTR_)
+#undef VL_MATH1_PTR_
 };
 
 int vl_prims_predicate(VladState *S, int id, Value a)
@@ -148,10 +147,9 @@ int vl_prims_predicate(VladState *S, int id, Value a)
 
 Value vl_prims_unary(VladState *S, int id, Value a)
 {
-    if (id >= IN_SQRT && id <= IN_FLOOR) {
+    if (VL_IS_MATH1(id)) {
         if (IS_NUM(a))
-            return vl_num_marked(vl_prims_math1[id - IN_SQRT](a.as.num),
-                                 a.aux);
+            return vl_num_marked(vl_prims_math1_at(id, a.as.num), a.aux);
         return vl_ad_unary(S, id, real_value(S, inline_names[id], a));
     }
     if (id == IN_CAR || id == IN_CDR) {
@@ -161,6 +159,10 @@ Value vl_prims_unary(VladState *S, int id, Value a)
     }
     return vl_bool(vl_prims_predicate(S, id, a));
 }
+
+/* PRIM2, JPRIM1 and CMP keep the id in 5 bits of Instr.x (vm/object.h) */
+_Static_assert(IN_MODULO < 32, "binary inline ids must stay below 32");
+_Static_assert(IN__COUNT <= 64, "the shadow mask has 64 bits");
 
 int vl_prims_inline_arity(int id)
 {
@@ -223,12 +225,9 @@ COMPARE_PRIM(p_ge, IN_GE)
     { \
         return vl_prims_unary(S, id, args[0]); \
     }
-UNARY_PRIM(p_sqrt, IN_SQRT)
-UNARY_PRIM(p_exp, IN_EXP)
-UNARY_PRIM(p_log, IN_LOG)
-UNARY_PRIM(p_sin, IN_SIN)
-UNARY_PRIM(p_cos, IN_COS)
-UNARY_PRIM(p_floor, IN_FLOOR)
+#define VL_MATH1_PRIM_(ID, NAME, FN, D) UNARY_PRIM(p_math1_##ID, IN_##ID)
+VL_MATH1(VL_MATH1_PRIM_)
+#undef VL_MATH1_PRIM_
 UNARY_PRIM(p_zerop, IN_ZEROP)
 UNARY_PRIM(p_positivep, IN_POSITIVEP)
 UNARY_PRIM(p_negativep, IN_NEGATIVEP)
@@ -599,12 +598,9 @@ static const PrimInfo prim_table[] = {
     {"negative?", p_negativep, 1, IN_NEGATIVEP},
     {"null?", p_nullp, 1, IN_NULLP},
     {"pair?", p_pairp, 1, IN_PAIRP},
-    {"sqrt", p_sqrt, 1, IN_SQRT},
-    {"exp", p_exp, 1, IN_EXP},
-    {"log", p_log, 1, IN_LOG},
-    {"sin", p_sin, 1, IN_SIN},
-    {"cos", p_cos, 1, IN_COS},
-    {"floor", p_floor, 1, IN_FLOOR},
+#define VL_MATH1_ROW_(ID, NAME, FN, D) {NAME, p_math1_##ID, 1, IN_##ID},
+    VL_MATH1(VL_MATH1_ROW_)
+#undef VL_MATH1_ROW_
     {"atan", p_atan, 2, IN_ATAN},
     {"expt", p_expt, 2, IN_EXPT},
     {"modulo", p_modulo, 2, IN_MODULO},

@@ -78,15 +78,14 @@ VL_INTERNAL Value vl_prims_unary(VladState *S, int id, Value a);
 VL_INTERNAL Value vl_prims_binary(VladState *S, int id, Value a, Value b);
 VL_INTERNAL int vl_prims_predicate(VladState *S, int id, Value a);
 
-/* Plain-double versions of the unary math primitives IN_SQRT..IN_FLOOR,
-   indexed by id - IN_SQRT. */
+/* The value of unary math function 'id' (VL_IS_MATH1) on a double: sqrt
+   inline (one instruction), the others through a table indexed by id -
+   IN_MATH1_FIRST (vm/math1.h's vl_math1_value folds a constant one). */
 extern VL_INTERNAL double (*const vl_prims_math1[])(double);
 
-/* Unary math primitive id (IN_SQRT..IN_FLOOR) on a plain double; sqrt
-   inline (one instruction). */
 static inline double vl_prims_math1_at(int id, double x)
 {
-    return id == IN_SQRT ? sqrt(x) : vl_prims_math1[id - IN_SQRT](x);
+    return id == IN_SQRT ? sqrt(x) : vl_prims_math1[id - IN_MATH1_FIRST](x);
 }
 
 #endif

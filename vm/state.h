@@ -33,6 +33,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stddef.h>
+#include "vm/math1.h"
 #include "vm/object.h"
 #include "parser/cstack.h"
 #include "include/vlad.h"
@@ -55,16 +56,24 @@ typedef struct Protect {
 } Protect;
 
 /* Inline primitives: the ids shared by Global.inline_id, PrimInfo.inline_id,
-   the shadow mask and Instr.x of PRIM1/PRIM2/JPRIM1/CMP. */
+   the shadow mask (64 bits), Instr.x of PRIM2/JPRIM1/CMP (below 32) and
+   Instr.c of PRIM1. */
 typedef enum InlineId {
     IN_ADD, IN_SUB, IN_MUL, IN_DIV,
     IN_EQ, IN_LT, IN_GT, IN_LE, IN_GE,
     IN_ZEROP, IN_POSITIVEP, IN_NEGATIVEP, IN_NULLP, IN_PAIRP,
-    IN_SQRT, IN_EXP, IN_LOG, IN_SIN, IN_COS, IN_FLOOR,
+#define VL_MATH1_ID_(ID, NAME, FN, D) IN_##ID,
+    VL_MATH1(VL_MATH1_ID_)      /* the unary math functions, vm/math1.h */
+#undef VL_MATH1_ID_
     IN_ATAN, IN_EXPT, IN_MODULO,
     IN_CAR, IN_CDR,
-    IN__COUNT
+    IN__COUNT,
+    IN_MATH1_FIRST = IN_SQRT,
+    IN_MATH1_LAST = IN_ATAN - 1
 } InlineId;
+
+/* Whether inline id 'id' is a unary math function (vm/math1.h). */
+#define VL_IS_MATH1(id) ((id) >= IN_MATH1_FIRST && (id) <= IN_MATH1_LAST)
 
 struct VladState {
     VlSymtab *syms;                 /* interned names */

@@ -540,7 +540,7 @@ next:
 #undef JCMP
 
     VM_CASE(PRIM1) {
-        inline_id = i->x & VL_X_ID;
+        inline_id = i->c;       /* vl_instr_inline_id */
         va = R(i->b);
         if (SHADOWED(inline_id))
             goto inline_call1;
@@ -555,13 +555,12 @@ next:
             fb[1] = S->inline_values[inline_id];
             goto inline_call1_block;
         }
-        if (VL_LIKELY(va.tag == VT_NUM && inline_id >= IN_SQRT
-                      && inline_id <= IN_FLOOR)) {
+        if (VL_LIKELY(va.tag == VT_NUM && VL_IS_MATH1(inline_id))) {
             R(i->a) = vl_num_marked(vl_prims_math1_at(inline_id, va.as.num),
                                     va.aux);
             VM_NEXT();
         }
-        if (inline_id >= IN_SQRT && inline_id <= IN_FLOOR) {
+        if (VL_IS_MATH1(inline_id)) {
             double x;
             if (PRIMAL_ONLY(i) && vl_ad_plain_primal(va, &x)) {
                 R(i->a) = vl_num_marked(vl_prims_math1_at(inline_id, x),

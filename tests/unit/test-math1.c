@@ -1,0 +1,118 @@
+/*
+ * tests/unit/test-math1.c -- every row of vm/math1.h, the table of the
+ * differentiable unary functions, read by every reader of the table
+ *
+ * For each row and each of a set of points inside its domain:
+ * - the value: the inline id's plain value (vl_prims_math1_at), the
+ *   row's value (vl_math1_value) and the C function agree bit for bit;
+ * - the derivative of the fast paths (vl_ad_partial1) is within 1e-6 of a
+ *   central finite difference of the value (step 1e-6 |x|), and its value
+ *   is the plain one bit for bit;
+ * - the tape's rule (vl_tape_rule1, vl_tape_decode: the sweep's reading)
+ *   gives the same partial as the fast path, bit for bit, with the
+ *   parent's primal read through the callback as the sweep reads it.
+ * The ids of the rows are contiguous and in the table's order, and every
+ * row's id is a unary math function (VL_IS_MATH1) whose rule is unary.
+ * The general path (arguments carrying other perturbations) is checked by
+ * tests/ad/math1.vlad, whose nested derivatives run it.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "tests/unit/check.h"
+#include "vm/adfast.h"
+
+typedef struct Row {
+    int id;
+    const char *name;
+    double (*fn)(double);
+    double lo, hi;          /* the points tried lie in [lo, hi] */
+} Row;
+
+/* the domain of each row, by name (a row without one fails: add it) */
+static int domain(const char *name, double *lo, double *hi)
+{
+    static const struct { const char *name; double lo, hi; } d[] = {
+        {"sqrt", 0.01, 9}, {"exp", -5, 5}, {"log", 0.01, 9},
+        {"sin", -6, 6}, {"cos", -6, 6}, {"floor", -4.73, 4.31},
+        {"tan", -1.4, 1.4}, {"tanh", -4, 4}, {"asin", -0.95, 0.95},
+        {"acos", -0.95, 0.95}, {"sinh", -4, 4}, {"cosh", -4, 4},
+        {"log1p", -0.9, 9}, {"expm1", -5, 5},
+    };
+    for (size_t k = 0; k < sizeof d / sizeof d[0]; k++)
+        if (strcmp(d[k].name, name) == 0) {
+            *lo = d[k].lo;
+            *hi = d[k].hi;
+            return 1;
+        }
+    return 0;
+}
+
+static double parent_primal(void *ctx, uint32_t i)
+{
+    (void)i;
+    return *(const double *)ctx;
+}
+
+int main(void)
+{
+    Row rows[] = {
+#define ROW_(ID, NAME, FN, D) {IN_##ID, NAME, FN, 0, 0},
+        VL_MATH1(ROW_)
+#undef ROW_
+    };
+    int nrows = (int)(sizeof rows / sizeof rows[0]);
+    CHECK(nrows == VL_M1__COUNT);
+    CHECK(nrows == IN_MATH1_LAST - IN_MATH1_FIRST + 1);
+    for (int r = 0; r < nrows; r++) {
+        Row *row = &rows[r];
+        CHECK(row->id == IN_MATH1_FIRST + r);
+        CHECK(VL_IS_MATH1(row->id));
+        CHECK(vl_tape_rule1(row->id) < VL_RULE_ADD);
+        if (!domain(row->name, &row->lo, &row->hi)) {
+            printf("FAIL: no domain for %s in test-math1.c\n", row->name);
+            check_failed++;
+            continue;
+        }
+        for (int k = 0; k <= 40; k++) {
+            double x = row->lo + (row->hi - row->lo) * k / 40;
+            double v = row->fn(x);
+            CHECK(vl_prims_math1_at(row->id, x) == v
+                  || (isnan(v) && isnan(vl_prims_math1_at(row->id, x))));
+            CHECK(vl_math1_value(r, x) == v);
+            double y, d;
+            vl_ad_partial1(row->id, x, &y, &d);
+            CHECK(y == v);
+            /* (floor's points avoid the integers, where it jumps) */
+            double h = 1e-6 * fmax(1, fabs(x));
+            double fd = (row->fn(x + h) - row->fn(x - h)) / (2 * h);
+            if (fabs(fd - d) > 1e-6 * (1 + fabs(d))) {
+                printf("FAIL %s at %g: derivative %.17g, finite "
+                       "difference %.17g\n", row->name, x, d, fd);
+                check_failed++;
+            } else {
+                check_passed++;
+            }
+            /* the sweep's reading of the node's rule */
+            TapeSlot t[3];
+            memset(t, 0, sizeof t);
+            uint32_t slots = vl_tape_put(t, y, 7, 0, VL_TAPE_NONE, 0,
+                                         vl_tape_rule1(row->id));
+            CHECK(slots == 1);
+            uint32_t p[2];
+            double dd[2];
+            CHECK(vl_tape_decode(t, p, dd, parent_primal, &x) == 1);
+            CHECK(p[0] == 7);
+            if (memcmp(&dd[0], &d, sizeof d) != 0) {
+                printf("FAIL %s at %g: the tape's partial %.17g, the fast "
+                       "path's %.17g\n", row->name, x, dd[0], d);
+                check_failed++;
+            } else {
+                check_passed++;
+            }
+        }
+    }
+    return CHECK_DONE();
+}
