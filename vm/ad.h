@@ -242,12 +242,7 @@ static inline int vl_tape_decode(const TapeSlot *t, uint32_t *p, double *d,
            rules that use it */
 #define VLM_ARG primal(ctx, p0)
 #define VLM_VAL y
-#define VLM_K VLM_PLAIN_K
-#define VLM_ADD VLM_PLAIN_ADD
-#define VLM_SUB VLM_PLAIN_SUB
-#define VLM_MUL VLM_PLAIN_MUL
-#define VLM_DIV VLM_PLAIN_DIV
-#define VLM_FN VLM_PLAIN_FN
+#include "vm/math1plain.h"
 #define VL_MATH1_RULE_(ID, NAME, FN, D) \
         case VL_RULE_MATH1_FIRST + (IN_##ID - IN_MATH1_FIRST): \
             d[0] = (D); \

@@ -100,12 +100,7 @@ static inline void vl_ad_partial1(int op, double x, double *y, double *d)
     }
 #define VLM_ARG x
 #define VLM_VAL (*y)
-#define VLM_K VLM_PLAIN_K
-#define VLM_ADD VLM_PLAIN_ADD
-#define VLM_SUB VLM_PLAIN_SUB
-#define VLM_MUL VLM_PLAIN_MUL
-#define VLM_DIV VLM_PLAIN_DIV
-#define VLM_FN VLM_PLAIN_FN
+#include "vm/math1plain.h"
 #define VL_MATH1_PARTIAL_(ID, NAME, FN, D) \
     case IN_##ID:                           \
         *y = FN(x);                         \

@@ -78,7 +78,8 @@ static inline double vl_math1_value(int row, double x)
 }
 
 /* The plain reading of the operations, on doubles (vm/ad.h's sweep and
-   vm/adfast.h's fast paths define VLM_K ... VLM_FN as these). */
+   vm/adfast.h's fast paths define VLM_K ... VLM_FN as these by including
+   vm/math1plain.h). */
 #define VLM_PLAIN_K(c) (c)
 #define VLM_PLAIN_ADD(a, b) ((a) + (b))
 #define VLM_PLAIN_SUB(a, b) ((a) - (b))
