@@ -806,7 +806,7 @@ static TapeSpan *spans_of(Value v, size_t *n)
     size_t k = 0;
     for (const TapeChunk *x = v.as.obj; x != NULL; x = x->prev)
         k++;
-    TapeSpan *s = vl_gc_alloc_atomic(k * sizeof *s);
+    TapeSpan *s = vl_gc_alloc(k * sizeof *s);      /* holds pointers */
     *n = k;
     uint32_t limit = ordinal_of(v) + 1;
     for (const TapeChunk *x = v.as.obj; x != NULL;

@@ -97,21 +97,6 @@ void vl_except_at(VladState *S, VladStatus status, SrcPos pos,
     throw_error(S);
 }
 
-void vl_except_plain(VladState *S, VladStatus status, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    S->err.message = vl_except_vformat(fmt, ap);
-    va_end(ap);
-    S->err.status = status;
-    S->err.file = "";
-    S->err.line = 0;
-    S->err.column = 0;
-    S->err.backtrace = "";
-    set_text(S);
-    throw_error(S);
-}
-
 /* Source location of the instruction before 'ip' in 'p', if valid. */
 static int locate(const Proto *p, const Instr *ip, Loc *out)
 {
@@ -180,7 +165,8 @@ typedef struct Frames {
 static void add_frame(Frames *fs, const Proto *p, const Instr *ip)
 {
     if (fs->n == fs->cap) {
-        FrameRef *nf = vl_gc_alloc_atomic(fs->cap * 2 * sizeof *nf);
+        FrameRef *nf = vl_gc_alloc(fs->cap * 2 * sizeof *nf);   /* holds
+                                                                    pointers */
         memcpy(nf, fs->fr, fs->n * sizeof *nf);
         fs->fr = nf;
         fs->cap *= 2;
@@ -208,7 +194,7 @@ static void add_frame_at(VladState *S, Frames *fs, const Proto *p,
 
 static size_t collect_frames(VladState *S, FrameRef **out)
 {
-    Frames fs = {vl_gc_alloc_atomic(64 * sizeof(FrameRef)), 0, 64};
+    Frames fs = {vl_gc_alloc(64 * sizeof(FrameRef)), 0, 64};
     const Proto *entry = S->control[CTL_ENTRY];
     Value *base = S->vm_base;
     add_frame_at(S, &fs, S->vm_cl->proto, S->vm_ip, base);

@@ -42,8 +42,5 @@ VL_INTERNAL VladStatus vl_except_protect(VladState *S,
 VL_INTERNAL char *vl_except_format(const char *fmt, ...);
 VL_INTERNAL char *vl_except_vformat(const char *fmt, va_list ap);
 
-/* Record the error of a status without location (e.g. I/O), and raise. */
-VL_INTERNAL VL_NORETURN void vl_except_plain(VladState *S, VladStatus status,
-                                             const char *fmt, ...);
 
 #endif

@@ -127,7 +127,6 @@ struct VladState {
                                        API call (parser/cstack.h): the
                                        expander and the compiler check it */
     VladError err;                  /* last error (strings in GC memory) */
-    int in_prelude;                 /* compiling the prelude */
 
     VladConfig config;              /* copy of the host's configuration */
     char **include_dirs;            /* -I directories (GC) */
@@ -145,7 +144,6 @@ struct VladState {
     /* statistics of the last top-level evaluation and of the state */
     int64_t last_steps;
     double last_seconds;
-    size_t peak_stack;              /* deepest stack used, in slots */
 
     /* position of the running VM, published before anything may raise */
     Value *vm_base;                 /* base of the running frame */
