@@ -116,22 +116,12 @@ static _Noreturn void fail(Ctx *c, SrcPos pos, const char *fmt, ...)
 /* Record the diagnostic "'fmt' at 'pos'" and abandon the expansion. */
 static _Noreturn void fail(Ctx *c, SrcPos pos, const char *fmt, ...)
 {
-    char buf[256];
-    va_list ap, aq;
+    va_list ap;
     va_start(ap, fmt);
-    va_copy(aq, ap);
-    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    const char *msg = vl_gc_vformat(fmt, ap);
     va_end(ap);
-    char *msg;
-    if (n < 0) {
-        msg = vl_gc_strdup(fmt);
-    } else if ((size_t)n < sizeof buf) {
-        msg = vl_gc_strdup(buf);
-    } else {
-        msg = vl_gc_alloc_atomic((size_t)n + 1);
-        vsnprintf(msg, (size_t)n + 1, fmt, aq);
-    }
-    va_end(aq);
+    if (msg == NULL)
+        msg = "out of memory";
     VlDiag *dg = vl_gc_alloc(sizeof *dg);
     dg->pos = pos;
     dg->message = msg;

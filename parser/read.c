@@ -75,20 +75,9 @@ static void add_diag(Reader *P, TokLoc loc, const char *fmt, va_list ap)
             break;
         link = &d->next;
     }
-    char small[256];
-    va_list ap2;
-    va_copy(ap2, ap);
-    int n = vsnprintf(small, sizeof small, fmt, ap);
-    char *msg;
-    if (n < 0) {
-        msg = vl_gc_strdup("syntax error");
-    } else if ((size_t)n < sizeof small) {
-        msg = vl_gc_strdup(small);
-    } else {
-        msg = vl_gc_alloc_atomic((size_t)n + 1);
-        vsnprintf(msg, (size_t)n + 1, fmt, ap2);
-    }
-    va_end(ap2);
+    const char *msg = vl_gc_vformat(fmt, ap);
+    if (msg == NULL)
+        msg = "out of memory";
     VlDiag *d = vl_gc_alloc(sizeof *d);
     d->pos = pos;
     d->message = msg;

@@ -26,20 +26,13 @@
 
 char *vl_except_vformat(const char *fmt, va_list ap)
 {
-    va_list ap2;
-    va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap2);
-    va_end(ap2);
-    if (n < 0)
-        n = 0;
-    char *s = vl_gc_alloc_atomic((size_t)n + 1);
+    char *s = vl_gc_vformat(fmt, ap);
     if (s == NULL) {
         /* only outside a protected call (no out-of-memory hook): the
            caller records a message it must not modify */
         static const char oom[] = "out of memory";
         return (char *)oom;
     }
-    vsnprintf(s, (size_t)n + 1, fmt, ap);
     return s;
 }
 

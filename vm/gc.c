@@ -21,6 +21,8 @@
 #endif
 #include <gc.h>
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stddef.h>
@@ -438,6 +440,20 @@ char *vl_gc_strndup(const char *s, size_t n)
 char *vl_gc_strdup(const char *s)
 {
     return vl_gc_strndup(s, strlen(s));
+}
+
+char *vl_gc_vformat(const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    if (n < 0)
+        n = 0;
+    char *s = vl_gc_alloc_atomic((size_t)n + 1);
+    if (s != NULL)
+        vsnprintf(s, (size_t)n + 1, fmt, ap);
+    return s;
 }
 
 static void *get_non_gc_bytes(void *out)

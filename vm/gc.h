@@ -13,6 +13,7 @@
 #ifndef VL_GC_H
 #define VL_GC_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #if defined(__GNUC__) && !defined(_WIN32)
@@ -92,6 +93,10 @@ VL_INTERNAL void vl_gc_free_pages(void *p, size_t size);
 /* Duplicate a C string into atomic GC memory. */
 VL_INTERNAL char *vl_gc_strdup(const char *s);
 VL_INTERNAL char *vl_gc_strndup(const char *s, size_t n);
+/* Format into atomic GC memory (printf's formats); NULL if the memory
+   cannot be had (only outside a protected call: inside, the out-of-memory
+   hook raises). */
+VL_INTERNAL char *vl_gc_vformat(const char *fmt, va_list ap);
 
 /* The function called when an allocation fails (in the calling thread);
    it must not return (it longjmps to the innermost protected call).  'ud'
