@@ -134,6 +134,10 @@ VL_INTERNAL void vl_cont_ensure(VladState *S, Value **base, size_t need);
 /* Make room for NEED slots from stack offset OFF (allocates the stack on
    first use). */
 VL_INTERNAL void vl_cont_reserve(VladState *S, size_t off, size_t need);
+/* After a failed evaluation, or one that grew the stack: drop what the
+   stack still holds (dead registers would keep garbage alive), and give
+   the pages of a stack a deep recursion grew back to the system. */
+VL_INTERNAL void vl_cont_release_stack(VladState *S);
 
 /* checkpoint-*j never splits inside a *j: an advance delimiter whose
    limit 'l' fired while a *j runs above it is deferred (returns 1) until

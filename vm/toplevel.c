@@ -542,14 +542,14 @@ static VladStatus run_protected(VladState *S,
     if (st == VLAD_OK)
         vl_toplevel_clear_error(S);     /* a refused re-entry's error */
     if (S->protect == NULL && st != VLAD_OK) {
-        vl_vm_release_stack(S);     /* an abandoned continuation */
+        vl_cont_release_stack(S);     /* an abandoned continuation */
         /* its garbage may fill the heap up to the limit: collect it now,
            from a shallow stack, rather than in the middle of the next
            call (whose frames may still hold copies) */
         if (st == VLAD_ERR_MEMORY)
             vl_gc_collect();
     } else if (S->protect == NULL && S->stack_size > VL_STACK_INITIAL) {
-        vl_vm_release_stack(S);     /* its pages back to the system */
+        vl_cont_release_stack(S);     /* its pages back to the system */
     } else if (S->protect == NULL) {
         clear_used_stack(S);
     }

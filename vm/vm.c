@@ -134,52 +134,6 @@ static void check_procedure(VladState *S, const char *who, Value f)
 
 /* ===== Stack ===== */
 
-void vl_cont_reserve(VladState *S, size_t off, size_t need)
-{
-    if (off + need <= S->stack_size)
-        return;
-    size_t n = S->stack_size ? S->stack_size : VL_STACK_INITIAL;
-    while (n < off + need)
-        n *= 2;
-    if (n > S->max_stack) {
-        if (off + need > S->max_stack)
-            vl_except_runtime(S, VLAD_ERR_MEMORY,
-                              "stack overflow: the continuation needs more "
-                              "than %zu slots (recursion too deep)",
-                              S->max_stack);
-        n = S->max_stack;
-    }
-    Value *ns = vl_gc_alloc(n * sizeof(Value));
-    if (S->stack != NULL) {
-        memcpy(ns, S->stack, S->stack_size * sizeof(Value));
-        vl_gc_free_pages(S->stack, S->stack_size * sizeof(Value));
-    }
-    S->stack = ns;
-    S->stack_size = n;
-    if (n > S->peak_stack_size)
-        S->peak_stack_size = n;
-}
-
-void vl_cont_ensure(VladState *S, Value **base, size_t need)
-{
-    size_t off = (size_t)(*base - S->stack);
-    if (off + need <= S->stack_size)
-        return;
-    vl_cont_reserve(S, off, need);
-    *base = S->stack + off;
-}
-
-void vl_vm_release_stack(VladState *S)
-{
-    if (S->stack_size > VL_STACK_INITIAL) {     /* a deep recursion grew it */
-        vl_gc_free_pages(S->stack, S->stack_size * sizeof(Value));
-        S->stack = NULL;
-        S->stack_size = 0;
-    } else if (S->stack != NULL) {
-        memset(S->stack, 0, S->stack_size * sizeof(Value));
-    }
-}
-
 /* ===== The loop ===== */
 
 static Value execute(VladState *S, Value *base, const Instr *ip);

@@ -42,10 +42,6 @@ VL_INTERNAL void vl_vm_init(VladState *S);
 /* Slots of the continuation stack when it is first allocated. */
 #define VL_STACK_INITIAL 1024
 
-/* After a failed evaluation, or one that grew the stack: drop what the
-   stack still holds (dead registers would keep garbage alive), and give
-   the pages of a stack a deep recursion grew back to the system. */
-VL_INTERNAL void vl_vm_release_stack(VladState *S);
 
 /* Apply 'fn' to 'arg' (one argument) and return the result.  Raises. */
 VL_INTERNAL Value vl_vm_apply(VladState *S, Value fn, Value arg);
