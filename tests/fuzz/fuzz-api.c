@@ -259,7 +259,9 @@ static VladValue forge(Fuzz *f)
     switch (kind) {
     case 0: memset(&v, 0, sizeof v); return v;          /* VT_UNDEF */
     case 1: v.opaque_[0] = 10; break;                   /* VT_RAW */
-    case 2: v.opaque_[0] = 11 + (junk >> 40); break;    /* no such tag */
+    case 2:                                             /* no such tag: */
+        v.opaque_[0] = 14 + (junk >> 40);               /* past VT_VOID */
+        break;
     case 3: v.opaque_[0] = 2; junk |= 2; break;         /* boolean 2+ */
     case 4: v.opaque_[0] = 3 | (uint64_t)(1 + (junk & 0x7F)) << 32; break;
     default:                                            /* NULL pointer */
