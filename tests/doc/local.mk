@@ -11,6 +11,8 @@
 ##                  man page's OPTIONS and doc/reference.md section 11
 ##   api-glance.sh  doc/embedding.md's "API at a glance" lists every
 ##                  function of include/vlad.h
+##   internals.sh   doc/internals.md names files and identifiers that exist
+##                  (its map and the walk-throughs of section 18)
 ##   install.sh     a staged "make install DESTDIR=..." has every file,
 ##                  working relative links in the installed documents, and
 ##                  doc/embedding.md's commands build examples/embed/
@@ -22,6 +24,7 @@ TESTS += \
 	%reldir%/transcripts.py \
 	%reldir%/options.sh \
 	%reldir%/api-glance.sh \
+	%reldir%/internals.sh \
 	%reldir%/install.sh
 
 EXTRA_DIST += \
@@ -29,6 +32,7 @@ EXTRA_DIST += \
 	%reldir%/transcripts.py \
 	%reldir%/options.sh \
 	%reldir%/api-glance.sh \
+	%reldir%/internals.sh \
 	%reldir%/install.sh
 
 ## install.sh installs this build into a temporary DESTDIR, and looks for
