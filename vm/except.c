@@ -52,7 +52,20 @@ static VL_NORETURN void throw_error(VladState *S)
     longjmp(S->protect->jb, 1);
 }
 
-static void set_text(VladState *S)
+void vl_except_record(VladState *S, VladStatus status, const char *message,
+                      const char *file, int line, int column)
+{
+    VladError *e = &S->err;
+    e->status = status;
+    e->message = message;
+    e->file = file != NULL ? file : "";
+    e->line = line;
+    e->column = column;
+    e->backtrace = "";
+    e->text = "";
+}
+
+void vl_except_make_text(VladState *S)
 {
     VladError *e = &S->err;
     StrBuf b;
@@ -79,14 +92,10 @@ void vl_except_at(VladState *S, VladStatus status, SrcPos pos,
 {
     va_list ap;
     va_start(ap, fmt);
-    S->err.message = vl_except_vformat(fmt, ap);
+    char *message = vl_except_vformat(fmt, ap);
     va_end(ap);
-    S->err.status = status;
-    S->err.file = pos.file ? pos.file : "";
-    S->err.line = pos.line;
-    S->err.column = pos.col;
-    S->err.backtrace = "";
-    set_text(S);
+    vl_except_record(S, status, message, pos.file, pos.line, pos.col);
+    vl_except_make_text(S);
     throw_error(S);
 }
 
@@ -295,13 +304,9 @@ void vl_except_runtime(VladState *S, VladStatus status, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    S->err.message = vl_except_vformat(fmt, ap);
+    char *message = vl_except_vformat(fmt, ap);
     va_end(ap);
-    S->err.status = status;
-    S->err.file = "";
-    S->err.line = 0;
-    S->err.column = 0;
-    S->err.backtrace = "";
+    vl_except_record(S, status, message, NULL, 0, 0);
     if (S->vm_running && S->vm_cl != NULL) {
         FrameRef *fr;
         size_t n = collect_frames(S, &fr);
@@ -320,7 +325,7 @@ void vl_except_runtime(VladState *S, VladStatus status, const char *fmt, ...)
                 }
         S->err.backtrace = backtrace(fr, n);
     }
-    set_text(S);
+    vl_except_make_text(S);
     throw_error(S);
 }
 

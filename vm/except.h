@@ -17,6 +17,16 @@
 #include <stdarg.h>
 #include "vm/state.h"
 
+/* Record an error in S->err: its status and message, where it is ('file'
+   NULL or "": nowhere; 'line' 0: no position), no backtrace and no text
+   yet.  Every error record of libvlad is filled by this. */
+VL_INTERNAL void vl_except_record(VladState *S, VladStatus status,
+                                  const char *message, const char *file,
+                                  int line, int column);
+/* Make S->err.text from the other fields: "FILE:LINE:COL: error: MESSAGE\n"
+   (without what is absent) and the backtrace. */
+VL_INTERNAL void vl_except_make_text(VladState *S);
+
 /* Raise an error located at 'pos' (no backtrace): syntax and compile
    errors.  'pos' may have a NULL file. */
 VL_INTERNAL VL_NORETURN void vl_except_at(VladState *S, VladStatus status,

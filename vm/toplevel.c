@@ -399,13 +399,10 @@ VladStatus vl_toplevel_fail(VladState *S, VladStatus status,
 {
     va_list ap;
     va_start(ap, fmt);
-    S->err.message = vl_except_vformat(fmt, ap);
+    char *message = vl_except_vformat(fmt, ap);
     va_end(ap);
-    S->err.status = status;
-    S->err.file = "";
-    S->err.line = S->err.column = 0;
-    S->err.backtrace = "";
-    S->err.text = vl_except_format("error: %s\n", S->err.message);
+    vl_except_record(S, status, message, NULL, 0, 0);
+    vl_except_make_text(S);
     return status;
 }
 
@@ -414,11 +411,7 @@ VladStatus vl_toplevel_fail(VladState *S, VladStatus status,
 static VladStatus fail_static(VladState *S, VladStatus status,
                               const char *message, const char *text)
 {
-    S->err.status = status;
-    S->err.message = message;
-    S->err.file = "";
-    S->err.line = S->err.column = 0;
-    S->err.backtrace = "";
+    vl_except_record(S, status, message, NULL, 0, 0);
     S->err.text = text;
     return status;
 }
@@ -455,12 +448,7 @@ VladStatus vl_toplevel_attach_error(VladState *S)
 
 void vl_toplevel_clear_error(VladState *S)
 {
-    S->err.status = VLAD_OK;
-    S->err.message = "";
-    S->err.file = "";
-    S->err.line = S->err.column = 0;
-    S->err.backtrace = "";
-    S->err.text = "";
+    vl_except_record(S, VLAD_OK, "", NULL, 0, 0);
 }
 
 /* After a call, the continuation stack holds nothing live, but its slots
