@@ -149,6 +149,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "vlad: cannot create an interpreter (out of memory, "
                         "a C stack too small -- see ulimit -s -- or a broken "
                         "prelude)\n");
+        vl_options_free(&o);
         return 1;
     }
     vl_output_attach(S);
