@@ -61,6 +61,7 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/ad/random-grad-3.vlad \
 	%reldir%/ad/random-grad-4.vlad \
 	%reldir%/ad/math1.vlad \
+	%reldir%/ad/math2.vlad \
 	%reldir%/ad/modulo-partials.vlad \
 	%reldir%/ad/primal-only.vlad \
 	%reldir%/ad/primal-only-rebound.vlad \
@@ -428,7 +429,8 @@ VLAD_UNIT_TESTS = \
 	%reldir%/unit/test-vm \
 	%reldir%/unit/test-heap-limit \
 	%reldir%/unit/test-gc-managed \
-	%reldir%/unit/test-math1
+	%reldir%/unit/test-math1 \
+	%reldir%/unit/test-math2
 
 ## Files the unit tests include (e.g. a tests/unit/check.h harness):
 ## distributed, never compiled on their own.

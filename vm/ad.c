@@ -398,33 +398,14 @@ enum { AD_MULZ = IN__COUNT };
 
 double vl_ad_plain2(int op, double a, double b)
 {
-    switch (op) {
-    case AD_MULZ: return vl_ad_mulz(a, b);
-    case IN_ADD: return a + b;
-    case IN_SUB: return a - b;
-    case IN_MUL: return a * b;
-    case IN_DIV: return a / b;
-    case IN_ATAN: return atan2(a, b);
-    case IN_EXPT: return pow(a, b);
-    default: {
-        double r = fmod(a, b);
-        if (r != 0 && ((r < 0) != (b < 0)))
-            r += b;
-        if (r == 0)
-            r = copysign(0.0, b);
-        return r;
-    }
-    }
+    if (op == AD_MULZ)
+        return vl_ad_mulz(a, b);
+    return vl_math2_value(op, a, b);    /* the inline ids are the rows */
 }
 
 static Value add(VladState *S, Value a, Value b)
 {
     return vl_ad_binary(S, IN_ADD, a, b);
-}
-
-static Value mul(VladState *S, Value a, Value b)
-{
-    return vl_ad_binary(S, IN_MUL, a, b);
 }
 
 static Value mul_z(VladState *S, Value a, Value b)
@@ -561,6 +542,20 @@ Value vl_ad_binary(VladState *S, int op, Value a, Value b)
                         vl_real_marked(a) | vl_real_marked(b));
 }
 
+/* The lifted reading of the operations of vm/math1.h's and vm/math2.h's
+   derivatives, for the general paths below: on VLAD reals, by the lifted
+   operations themselves, so that a derivative is itself differentiable
+   (nested derivatives). */
+#define VLM_K(c) vl_num(c)
+#define VLM_ADD(a, b) vl_ad_binary(S, IN_ADD, (a), (b))
+#define VLM_SUB(a, b) vl_ad_binary(S, IN_SUB, (a), (b))
+#define VLM_MUL(a, b) vl_ad_binary(S, IN_MUL, (a), (b))
+#define VLM_DIV(a, b) vl_ad_binary(S, IN_DIV, (a), (b))
+#define VLM_NEG(a) vl_ad_binary(S, IN_SUB, vl_num(0), (a))
+#define VLM_FN(ID, a) vl_ad_unary(S, IN_##ID, (a))
+#define VLM_FN2(ID, a, b) vl_ad_binary(S, IN_##ID, (a), (b))
+#define VLM_IF_NONZERO(g, e) (vl_value_primal(g) == 0 ? vl_num(0) : (e))
+
 static Value binary_general(VladState *S, int op, Value a, Value b)
 {
     check_stack(S);
@@ -569,48 +564,34 @@ static Value binary_general(VladState *S, int op, Value a, Value b)
     int reverse = (is_a ? a : b).tag == VT_TAPE;
     Value ap = primal_at(a, is_a), bp = primal_at(b, is_b);
     Value y = vl_ad_binary(S, op, ap, bp);
-    Value da, db;
-    switch (op) {
-    case IN_ADD:
-        da = vl_num(1);
-        db = vl_num(1);
-        break;
-    case IN_SUB:
-        da = vl_num(1);
-        db = vl_num(-1);
-        break;
-    case IN_MUL:
-    case AD_MULZ:
-        da = bp;
-        db = ap;
-        break;
-    case IN_DIV:
-        da = vl_ad_binary(S, IN_DIV, vl_num(1), bp);
-        db = vl_ad_binary(S, IN_SUB, vl_num(0),
-                          vl_ad_binary(S, IN_DIV, y, bp));
-        break;
-    case IN_ATAN: {
-        Value den = add(S, mul(S, ap, ap), mul(S, bp, bp));
-        da = vl_ad_binary(S, IN_DIV, bp, den);
-        db = vl_ad_binary(S, IN_DIV, vl_ad_binary(S, IN_SUB, vl_num(0), ap),
-                          den);
+    Value da = vl_num(0), db = vl_num(0);
+    /* vm/math2.h's partials, lifted (the lifted reading above): each
+       only for an argument that is active at this level */
+#define VLM_A ap
+#define VLM_B bp
+#define VLM_VAL y
+#define VLM_T sh
+#define VL_MATH2_GENERAL_(ID, NAME, FORM, U, V, T, DA, DB, TAPE) \
+    case IN_##ID: {                                              \
+        Value sh = (T);                                          \
+        (void)sh;                                                \
+        if (is_a)                                                \
+            da = (DA);                                           \
+        if (is_b)                                                \
+            db = (DB);                                           \
+        break;                                                   \
+    }
+    switch (op == AD_MULZ ? IN_MUL : op) {
+    VL_MATH2(VL_MATH2_GENERAL_)
+    default:
+        da = db = vl_num(NAN);  /* not a binary operation */
         break;
     }
-    case IN_EXPT:
-        da = is_a ? mul(S, bp, vl_ad_binary(S, IN_EXPT, ap,
-                                            vl_ad_binary(S, IN_SUB, bp,
-                                                         vl_num(1))))
-                  : vl_num(0);
-        db = !is_b || vl_value_primal(ap) == 0
-             ? vl_num(0) : mul(S, y, vl_ad_unary(S, IN_LOG, ap));
-        break;
-    default: /* modulo */
-        da = vl_num(1);
-        db = vl_ad_binary(S, IN_SUB, vl_num(0),
-                          vl_ad_unary(S, IN_FLOOR,
-                                      vl_ad_binary(S, IN_DIV, ap, bp)));
-        break;
-    }
+#undef VL_MATH2_GENERAL_
+#undef VLM_A
+#undef VLM_B
+#undef VLM_VAL
+#undef VLM_T
     return lift_result(S, t, reverse, y, a, is_a, da, b, is_b, db,
                        vl_tape_rule2(op, is_a, is_b));
 }
@@ -664,15 +645,9 @@ static Value unary_general(VladState *S, int op, Value a)
     Value ap = primal_at(a, 1);
     Value y = vl_ad_unary(S, op, ap);
     Value d;
-    /* vm/math1.h's derivative, lifted: itself differentiable */
+    /* vm/math1.h's derivative, lifted (the lifted reading above) */
 #define VLM_ARG ap
 #define VLM_VAL y
-#define VLM_K(c) vl_num(c)
-#define VLM_ADD(a, b) vl_ad_binary(S, IN_ADD, (a), (b))
-#define VLM_SUB(a, b) vl_ad_binary(S, IN_SUB, (a), (b))
-#define VLM_MUL(a, b) vl_ad_binary(S, IN_MUL, (a), (b))
-#define VLM_DIV(a, b) vl_ad_binary(S, IN_DIV, (a), (b))
-#define VLM_FN(ID, a) vl_ad_unary(S, IN_##ID, (a))
 #define VL_MATH1_GENERAL_(ID, NAME, FN, DERIV) \
     case IN_##ID:                                \
         d = (DERIV);                             \
@@ -684,10 +659,13 @@ static Value unary_general(VladState *S, int op, Value a)
         break;
     }
 #undef VL_MATH1_GENERAL_
-#include "vm/math1undef.h"
+#undef VLM_ARG
+#undef VLM_VAL
     return lift_result(S, t, reverse, y, a, 1, d, NIL_VAL, 0, NIL_VAL,
                        vl_tape_rule1(op));
 }
+
+#include "vm/mathundef.h"      /* the end of the lifted reading */
 
 /* ===== j* ===== */
 

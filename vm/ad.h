@@ -96,12 +96,18 @@ enum {
     VL_RULE_MATH1_FIRST,
     VL_RULE_MATH1_LAST = VL_RULE_MATH1_FIRST + IN_MATH1_LAST
                          - IN_MATH1_FIRST,
-    /* binary rules (parent1's top bits hold rule - VL_RULE_ADD) */
-    VL_RULE_ADD,            /* 1, 1 */
-    VL_RULE_SUB,            /* 1, -1 */
-    VL_RULE_MUL,            /* x1, x0 */
-    VL_RULE_DIV             /* 1 / x1, -(y / x1) */
+    /* binary rules: the rows of vm/math2.h marked VLM_TAPED, which are
+       among its first 4 (parent1's top 2 bits hold the row, rule -
+       VL_RULE_BINARY_FIRST): its partials, x0 and x1 the parents'
+       primals */
+    VL_RULE_BINARY_FIRST,
+    VL_RULE_BINARY_LAST = VL_RULE_BINARY_FIRST + 3
 };
+#define VL_MATH2_TAPED_FIRST4_(ID, NAME, FORM, U, V, T, DA, DB, TAPE) \
+    _Static_assert(TAPE(VL_M2_##ID < 4, 1),                           \
+                   "a VLM_TAPED row must be among vm/math2.h's first 4");
+VL_MATH2(VL_MATH2_TAPED_FIRST4_)
+#undef VL_MATH2_TAPED_FIRST4_
 
 /* Whether d is a float exactly (bit for bit, once widened again: the
    conversions keep the sign of a zero and infinities).  A NaN is not. */
@@ -135,28 +141,36 @@ typedef struct TapeSlot {
                                VL_TAPE_NONE (a leaf), VL_TAPE_GENERAL or
                                VL_TAPE_CONT */
     uint32_t parent1;       /* VL_TAPE_UNARY: the rule; VL_TAPE_BINARY:
-                               parent 1's index | (rule - VL_RULE_ADD) <<
-                               30; VL_TAPE_EXPLICIT: parent 1's index or
+                               parent 1's index | (rule -
+                               VL_RULE_BINARY_FIRST) << 30; VL_TAPE_EXPLICIT: parent 1's index or
                                VL_TAPE_NONE */
 } TapeSlot;
 
-/* The rule of a binary op (an InlineId, or IN__COUNT: vm/ad.c's
-   strong-zero product) whose operands a, b are parents (pa, pb) or
-   constants at the tape's level. */
+/* The rule of a binary op (VL_IS_MATH2, or IN__COUNT: vm/ad.c's
+   strong-zero product, whose partials are the product's) whose operands
+   a, b are parents (pa, pb) or constants at the tape's level: with two
+   parents, its row's when the row is VLM_TAPED; with one, the unary
+   rules of the common cases; else its partials are stored. */
 static inline int vl_tape_rule2(int op, int pa, int pb)
 {
+    if (op == IN__COUNT)
+        op = IN_MUL;
+    if (pa && pb) {
+        switch (op) {
+#define VL_MATH2_RULE_(ID, NAME, FORM, U, V, T, DA, DB, TAPE) \
+        case IN_##ID:                                          \
+            return TAPE(VL_RULE_BINARY_FIRST + IN_##ID, VL_RULE_EXPLICIT);
+        VL_MATH2(VL_MATH2_RULE_)
+#undef VL_MATH2_RULE_
+        default:
+            return VL_RULE_EXPLICIT;
+        }
+    }
     switch (op) {
-    case IN_ADD:
-        return pa && pb ? VL_RULE_ADD : VL_RULE_ONE;
-    case IN_SUB:
-        return pa && pb ? VL_RULE_SUB : pa ? VL_RULE_ONE : VL_RULE_MINUS_ONE;
-    case IN_MUL:
-    case IN__COUNT:
-        return pa && pb ? VL_RULE_MUL : VL_RULE_EXPLICIT;
-    case IN_DIV:
-        return pa && pb ? VL_RULE_DIV : pb ? VL_RULE_RDIV : VL_RULE_EXPLICIT;
-    default:
-        return VL_RULE_EXPLICIT;
+    case IN_ADD: return VL_RULE_ONE;
+    case IN_SUB: return pa ? VL_RULE_ONE : VL_RULE_MINUS_ONE;
+    case IN_DIV: return pb ? VL_RULE_RDIV : VL_RULE_EXPLICIT;
+    default: return VL_RULE_EXPLICIT;
     }
 }
 
@@ -184,12 +198,12 @@ static inline uint32_t vl_tape_put(TapeSlot *t, double y, uint32_t p0,
 {
     t->primal = y;
     if (VL_LIKELY(rule != VL_RULE_EXPLICIT)) {  /* p0 is a parent */
-        if (rule < VL_RULE_ADD) {
+        if (rule < VL_RULE_BINARY_FIRST) {
             t->parent = p0;
             t->parent1 = (uint32_t)rule;
         } else {
             t->parent = p0 | (uint32_t)VL_TAPE_BINARY << VL_TAPE_INDEX_BITS;
-            t->parent1 = p1 | (uint32_t)(rule - VL_RULE_ADD)
+            t->parent1 = p1 | (uint32_t)(rule - VL_RULE_BINARY_FIRST)
                                   << VL_TAPE_INDEX_BITS;
         }
         return 1;
@@ -242,33 +256,42 @@ static inline int vl_tape_decode(const TapeSlot *t, uint32_t *p, double *d,
            rules that use it */
 #define VLM_ARG primal(ctx, p0)
 #define VLM_VAL y
-#include "vm/math1plain.h"
+#include "vm/mathplain.h"
 #define VL_MATH1_RULE_(ID, NAME, FN, D) \
         case VL_RULE_MATH1_FIRST + (IN_##ID - IN_MATH1_FIRST): \
             d[0] = (D); \
             break;
         VL_MATH1(VL_MATH1_RULE_)
 #undef VL_MATH1_RULE_
-#include "vm/math1undef.h"
+#include "vm/mathundef.h"
         }
         return 1;
     case VL_TAPE_BINARY:
         p[0] = p0 & VL_TAPE_INDEX_MASK;
         p[1] = q & VL_TAPE_INDEX_MASK;
-        switch (VL_RULE_ADD + (int)(q >> VL_TAPE_INDEX_BITS)) {
-        case VL_RULE_ADD: d[0] = 1; d[1] = 1; break;
-        case VL_RULE_SUB: d[0] = 1; d[1] = -1; break;
-        case VL_RULE_MUL:
-            d[0] = primal(ctx, p[1]);
-            d[1] = primal(ctx, p[0]);
+        /* vm/math2.h's partials of the VLM_TAPED rows (the others
+           are never recorded so: their code is dropped, q >> 30 < 4) */
+#define VLM_A primal(ctx, p[0])
+#define VLM_B primal(ctx, p[1])
+#define VLM_VAL y
+#define VLM_T sh
+#include "vm/mathplain.h"
+#define VL_MATH2_RULE_(ID, NAME, FORM, U, V, T, DA, DB, TAPE) \
+        case VL_M2_##ID:                                       \
+            if (TAPE(1, 0)) {                                  \
+                double sh = (T), d0 = (DA), d1 = (DB);         \
+                (void)sh;                                      \
+                d[0] = d0;                                     \
+                d[1] = d1;                                     \
+            }                                                  \
             break;
-        default: {                                          /* DIV */
-            double x1 = primal(ctx, p[1]);
-            d[0] = 1 / x1;
-            d[1] = -(y / x1);
+        switch ((int)(q >> VL_TAPE_INDEX_BITS)) {
+        VL_MATH2(VL_MATH2_RULE_)
+        default:
             break;
         }
-        }
+#undef VL_MATH2_RULE_
+#include "vm/mathundef.h"
         return 2;
     case VL_TAPE_EXPLICIT:
         p[0] = p0 & VL_TAPE_INDEX_MASK;

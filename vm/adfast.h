@@ -43,32 +43,33 @@ static inline double vl_ad_plain2_inline(int op, double a, double b)
     }
 }
 
-/* Partial derivatives of a binary op at plain (a, b) with result y. */
+/* Partial derivatives of a binary op (VL_IS_MATH2, or IN__COUNT: vm/ad.c's
+   strong-zero product, whose partials are the product's) at plain (a, b)
+   with result y: vm/math2.h's row. */
 static inline void vl_ad_partials2(int op, double a, double b, double y,
                                    double *da, double *db)
 {
-    switch (op) {
-    case IN_ADD: *da = 1; *db = 1; break;
-    case IN_SUB: *da = 1; *db = -1; break;
-    case IN_MUL:
-    case IN__COUNT:         /* vm/ad.c's strong-zero product */
-        *da = b; *db = a; break;
-    case IN_DIV: *da = 1 / b; *db = -(y / b); break;
-    case IN_ATAN: {
-        double den = a * a + b * b;
-        *da = b / den;
-        *db = -a / den;
-        break;
+#define VLM_A a
+#define VLM_B b
+#define VLM_VAL y
+#define VLM_T t
+#include "vm/mathplain.h"
+#define VL_MATH2_PARTIALS_(ID, NAME, FORM, U, V, T, DA, DB, TAPE) \
+    case IN_##ID: {                                               \
+        double t = (T);                                           \
+        (void)t;                                                  \
+        *da = (DA);                                               \
+        *db = (DB);                                               \
+        return;                                                   \
     }
-    case IN_EXPT:
-        *da = b * pow(a, b - 1);
-        *db = a == 0 ? 0 : y * log(a);
-        break;
-    default:                /* modulo */
-        *da = 1;
-        *db = -floor(a / b);
-        break;
+    switch (op == IN__COUNT ? IN_MUL : op) {
+    VL_MATH2(VL_MATH2_PARTIALS_)
+    default:
+        *da = *db = NAN;    /* not a binary operation */
+        return;
     }
+#undef VL_MATH2_PARTIALS_
+#include "vm/mathundef.h"
 }
 
 /* The value y and derivative d of a unary math function (VL_IS_MATH1) at
@@ -100,7 +101,7 @@ static inline void vl_ad_partial1(int op, double x, double *y, double *d)
     }
 #define VLM_ARG x
 #define VLM_VAL (*y)
-#include "vm/math1plain.h"
+#include "vm/mathplain.h"
 #define VL_MATH1_PARTIAL_(ID, NAME, FN, D) \
     case IN_##ID:                           \
         *y = FN(x);                         \
@@ -113,7 +114,7 @@ static inline void vl_ad_partial1(int op, double x, double *y, double *d)
         return;
     }
 #undef VL_MATH1_PARTIAL_
-#include "vm/math1undef.h"
+#include "vm/mathundef.h"
 }
 
 /* A forward-mode operand: a plain real (tag -1, tangent 0) or a plain
@@ -309,7 +310,7 @@ static inline uint32_t vl_ad_mark2(Value a, Value b)
     return (a.aux | b.aux) & VL_ACTIVE;
 }
 
-/* A binary op (IN_ADD .. IN_DIV) at least one of whose operands is not a
+/* A binary op (VL_IS_MATH2) at least one of whose operands is not a
    plain real: done here when the fast path applies, else 0.  'temp':
    the result is a temporary (VL_X_TEMP). */
 static inline int vl_ad_binary_inline(VladState *S, int op, Value a,

@@ -474,6 +474,8 @@ static int xflag(FuncState *fs)
 }
 
 /* Arithmetic: R[dest] = a OP b with constant forms. */
+_Static_assert(IN_ADD == 0 && IN_SUB == 1 && IN_MUL == 2 && IN_DIV == 3,
+               "+ - * / are vm/math2.h's first rows, in this order");
 static void arith(FuncState *fs, int id, Ast *a, Ast *b, int dest)
 {
     int save = fs->freereg;
@@ -617,9 +619,9 @@ static void application(FuncState *fs, Ast *e, int dest, int tail)
         return;
     }
     Ast **args = e->u.app.args;
-    if (id <= IN_DIV)
+    if (id <= IN_DIV)           /* + - * /: instructions of their own */
         arith(fs, id, args[0], args[1], dest);
-    else if (id <= IN_GE)
+    else if (id >= IN_EQ && id <= IN_GE)
         compare_value(fs, id, args[0], args[1], dest);
     else if (vl_prims_inline_arity(id) == 1) {
         int save = fs->freereg;

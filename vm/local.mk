@@ -15,7 +15,7 @@ libvlad_core_la_SOURCES += \
 	%reldir%/cont.c %reldir%/cont.h \
 	%reldir%/contseg.c %reldir%/contseg.h \
 	%reldir%/ad.c %reldir%/ad.h %reldir%/adfast.h \
-	%reldir%/math1.h %reldir%/math1plain.h %reldir%/math1undef.h \
+	%reldir%/math1.h %reldir%/mathplain.h %reldir%/mathundef.h \
 	%reldir%/adsweep.c %reldir%/adsweep.h \
 	%reldir%/walk.c %reldir%/walk.h \
 	%reldir%/cpj.c %reldir%/cpj.h \

@@ -79,12 +79,14 @@ static inline double vl_math1_value(int row, double x)
 
 /* The plain reading of the operations, on doubles (vm/ad.h's sweep and
    vm/adfast.h's fast paths define VLM_K ... VLM_FN as these by including
-   vm/math1plain.h). */
+   vm/mathplain.h; vm/math2.h adds VLM_PLAIN_FN2). */
 #define VLM_PLAIN_K(c) (c)
 #define VLM_PLAIN_ADD(a, b) ((a) + (b))
 #define VLM_PLAIN_SUB(a, b) ((a) - (b))
 #define VLM_PLAIN_MUL(a, b) ((a) * (b))
 #define VLM_PLAIN_DIV(a, b) ((a) / (b))
+#define VLM_PLAIN_NEG(a) (-(a))
 #define VLM_PLAIN_FN(ID, a) vl_math1_value(VL_M1_##ID, (a))
+#define VLM_PLAIN_IF_NONZERO(g, e) ((g) == 0 ? 0 : (e))
 
 #endif

@@ -47,12 +47,15 @@ static double real_arg(VladState *S, const char *who, Value v)
 /* ===== Arithmetic ===== */
 
 static const char *const inline_names[IN__COUNT] = {
-    "+", "-", "*", "/", "=", "<", ">", "<=", ">=",
+#define VL_MATH2_NAME_(ID, NAME, FORM, U, V, T, DA, DB, TAPE) NAME,
+    VL_MATH2(VL_MATH2_NAME_)
+#undef VL_MATH2_NAME_
+    "=", "<", ">", "<=", ">=",
     "zero?", "positive?", "negative?", "null?", "pair?",
 #define VL_MATH1_NAME_(ID, NAME, FN, D) NAME,
     VL_MATH1(VL_MATH1_NAME_)
 #undef VL_MATH1_NAME_
-    "atan", "expt", "modulo", "car", "cdr"
+    "car", "cdr"
 };
 
 /* A real argument of an arithmetic primitive (any kind of real). */
@@ -161,52 +164,36 @@ Value vl_prims_unary(VladState *S, int id, Value a)
 }
 
 /* PRIM2, JPRIM1 and CMP keep the id in 5 bits of Instr.x (vm/object.h) */
-_Static_assert(IN_MODULO < 32, "binary inline ids must stay below 32");
+_Static_assert(IN_GE < 32, "binary inline ids must stay below 32");
 _Static_assert(IN__COUNT <= 64, "the shadow mask has 64 bits");
 
 int vl_prims_inline_arity(int id)
 {
-    if (id <= IN_GE || (id >= IN_ATAN && id <= IN_MODULO))
-        return 2;
-    return 1;
+    return id <= IN_GE ? 2 : 1;  /* vm/math2.h's rows, then comparisons */
 }
 
 /* ===== Primitive procedures ===== */
 
-#define ARITH_PRIM(cname, id) \
-    static Value cname(VladState *S, Value *args) \
-    { \
-        return vl_prims_arith(S, id, args[0], args[1]); \
-    }
-ARITH_PRIM(p_add, IN_ADD)
-ARITH_PRIM(p_mul, IN_MUL)
-#undef ARITH_PRIM
-
-/* - and / also take one operand (vl_prims_one_operand): (- x) is
-   -0.0 - x, exactly -x (also for zeros), (/ x) is 1 / x. */
-static Value p_sub(VladState *S, Value *args)
+/* The primitives of vm/math2.h's rows, by their form: a fold over the
+   operands, (- x) being (- -0.0 x), exactly -x (also for zeros), and
+   (/ x) being (/ 1 x) (vl_prims_one_operand); or exactly two operands. */
+static Value math2_prim(VladState *S, int id, int fold, double unit,
+                        Value *args)
 {
-    if (IS_UNDEF(args[1]))
-        return vl_prims_arith(S, IN_SUB, vl_num(-0.0), args[0]);
-    return vl_prims_arith(S, IN_SUB, args[0], args[1]);
+    if (!isnan(unit) && IS_UNDEF(args[1]))
+        return vl_prims_arith(S, id, vl_num(unit), args[0]);
+    if (fold)
+        return vl_prims_arith(S, id, args[0], args[1]);
+    return vl_prims_binary(S, id, args[0], args[1]);
 }
 
-static Value p_div(VladState *S, Value *args)
-{
-    if (IS_UNDEF(args[1]))
-        return vl_prims_arith(S, IN_DIV, vl_num(1), args[0]);
-    return vl_prims_arith(S, IN_DIV, args[0], args[1]);
-}
-
-#define BINARY_PRIM(cname, id) \
-    static Value cname(VladState *S, Value *args) \
-    { \
-        return vl_prims_binary(S, id, args[0], args[1]); \
+#define VL_MATH2_PRIM_(ID, NAME, FORM, U, V, T, DA, DB, TAPE) \
+    static Value p_math2_##ID(VladState *S, Value *args)       \
+    {                                                          \
+        return math2_prim(S, IN_##ID, FORM(1, 0), U, args);    \
     }
-BINARY_PRIM(p_atan, IN_ATAN)
-BINARY_PRIM(p_expt, IN_EXPT)
-BINARY_PRIM(p_modulo, IN_MODULO)
-#undef BINARY_PRIM
+VL_MATH2(VL_MATH2_PRIM_)
+#undef VL_MATH2_PRIM_
 
 #define COMPARE_PRIM(cname, id) \
     static Value cname(VladState *S, Value *args) \
@@ -584,10 +571,10 @@ static Value p_check_tuple_call(VladState *S, Value *args)
 }
 
 static const PrimInfo prim_table[] = {
-    {"+", p_add, 2, IN_ADD},
-    {"-", p_sub, 2, IN_SUB},
-    {"*", p_mul, 2, IN_MUL},
-    {"/", p_div, 2, IN_DIV},
+#define VL_MATH2_ROW_(ID, NAME, FORM, U, V, T, DA, DB, TAPE) \
+    {NAME, p_math2_##ID, 2, IN_##ID},
+    VL_MATH2(VL_MATH2_ROW_)
+#undef VL_MATH2_ROW_
     {"=", p_eq, 2, IN_EQ},
     {"<", p_lt, 2, IN_LT},
     {">", p_gt, 2, IN_GT},
@@ -601,9 +588,6 @@ static const PrimInfo prim_table[] = {
 #define VL_MATH1_ROW_(ID, NAME, FN, D) {NAME, p_math1_##ID, 1, IN_##ID},
     VL_MATH1(VL_MATH1_ROW_)
 #undef VL_MATH1_ROW_
-    {"atan", p_atan, 2, IN_ATAN},
-    {"expt", p_expt, 2, IN_EXPT},
-    {"modulo", p_modulo, 2, IN_MODULO},
     {"boolean?", p_booleanp, 1, -1},
     {"real?", p_realp, 1, -1},
     {"procedure?", p_procedurep, 1, -1},

@@ -46,7 +46,8 @@ VL_INTERNAL int vl_prims_param_list(const Proto *p);
    caller passes as a = the operand, b = UNDEF_VAL: (- x) and (/ x). */
 static inline int vl_prims_one_operand(const PrimInfo *pi)
 {
-    return pi->inline_id == IN_SUB || pi->inline_id == IN_DIV;
+    return VL_IS_MATH2(pi->inline_id)
+           && !isnan(vl_math2_unit(pi->inline_id));
 }
 VL_INTERNAL int vl_prims_compare(VladState *S, int id, Value a, Value b);
 /* General paths of the inline operations: exactly two operands. */

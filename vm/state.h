@@ -34,6 +34,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include "vm/math1.h"
+#include "vm/math2.h"
 #include "vm/object.h"
 #include "parser/cstack.h"
 #include "include/vlad.h"
@@ -59,20 +60,24 @@ typedef struct Protect {
    the shadow mask (64 bits), Instr.x of PRIM2/JPRIM1/CMP (below 32) and
    Instr.c of PRIM1. */
 typedef enum InlineId {
-    IN_ADD, IN_SUB, IN_MUL, IN_DIV,
+#define VL_MATH2_ID_(ID, NAME, FORM, U, V, T, DA, DB, TAPE) IN_##ID,
+    VL_MATH2(VL_MATH2_ID_)      /* the binary operations, vm/math2.h */
+#undef VL_MATH2_ID_
     IN_EQ, IN_LT, IN_GT, IN_LE, IN_GE,
     IN_ZEROP, IN_POSITIVEP, IN_NEGATIVEP, IN_NULLP, IN_PAIRP,
 #define VL_MATH1_ID_(ID, NAME, FN, D) IN_##ID,
     VL_MATH1(VL_MATH1_ID_)      /* the unary math functions, vm/math1.h */
 #undef VL_MATH1_ID_
-    IN_ATAN, IN_EXPT, IN_MODULO,
     IN_CAR, IN_CDR,
     IN__COUNT,
+    IN_MATH2_LAST = IN_EQ - 1,
     IN_MATH1_FIRST = IN_SQRT,
-    IN_MATH1_LAST = IN_ATAN - 1
+    IN_MATH1_LAST = IN_CAR - 1
 } InlineId;
 
-/* Whether inline id 'id' is a unary math function (vm/math1.h). */
+/* Whether inline id 'id' is a binary operation (vm/math2.h: they are the
+   first ids, the rows' numbers) or a unary math function (vm/math1.h). */
+#define VL_IS_MATH2(id) ((unsigned)(id) <= IN_MATH2_LAST)
 #define VL_IS_MATH1(id) ((id) >= IN_MATH1_FIRST && (id) <= IN_MATH1_LAST)
 
 struct VladState {

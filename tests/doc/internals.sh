@@ -9,7 +9,8 @@
 #     (bench/ only where the benchmarks are: make dist leaves them out);
 #   - every C identifier it writes in backticks that names vlad's own
 #     functions or macros (vl_*, VL_*, VLM_*) occurs in the sources;
-#   - the walk-through's table (vm/math1.h) has the rows it names.
+#   - the walk-throughs' tables (vm/math1.h, vm/math2.h) have the rows
+#     they name.
 # Prints "N passed, N failed".
 
 srcdir=${srcdir:-.}
@@ -46,9 +47,12 @@ for n in $names; do
     if grep -q -w "$n" $srcs; then ok; else bad "$n (doc/internals.md) is in no source file"; fi
 done
 
-# the walk-through's table
+# the walk-throughs' tables
 for row in SQRT SIN TANH LOG1P; do
     if grep -q "ROW($row, " "$srcdir/vm/math1.h"; then ok; else bad "vm/math1.h has no row $row"; fi
+done
+for row in ADD SUB ATAN EXPT; do
+    if grep -q "ROW($row, " "$srcdir/vm/math2.h"; then ok; else bad "vm/math2.h has no row $row"; fi
 done
 
 echo "$passed passed, $failed failed"
