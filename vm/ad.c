@@ -22,7 +22,7 @@
 #include "vm/ad.h"
 #include "vm/adfast.h"
 #include "vm/adsweep.h"
-#include "vm/cont.h"
+#include "vm/contseg.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -32,19 +32,6 @@
 #include "vm/walk.h"
 
 /* ===== The stack of active invocations ===== */
-
-void vl_ad_push(VladState *S, int64_t tag, int reverse, size_t frame,
-                TapeChunk *chunk, uint32_t n)
-{
-    S->ad = vl_gc_grow(S->ad, S->nad, &S->ad_cap, sizeof(AdFrame));
-    AdFrame *f = &S->ad[S->nad++];
-    f->tag = tag;
-    f->reverse = reverse;
-    f->frame = frame;
-    f->chunk = chunk;
-    f->n = n;
-    f->escapes = S->escapes;
-}
 
 int vl_ad_tape_private(const VladState *S, const AdFrame *f)
 {
@@ -78,17 +65,6 @@ void vl_ad_release_tape(VladState *S, const AdFrame *f)
             vl_gc_free(c->exts);
         vl_gc_free(c);
     }
-}
-
-AdFrame *vl_ad_top(VladState *S)
-{
-    return S->nad ? &S->ad[S->nad - 1] : NULL;
-}
-
-void vl_ad_pop(VladState *S)
-{
-    if (S->nad)
-        S->nad--;
 }
 
 /* Rank of a tag: 1 + its position among active invocations, 0 if it is
@@ -160,40 +136,13 @@ static inline uint32_t ordinal_of(Value v)
     return v.aux & VL_AUX_BITS;
 }
 
-/* Plain duals are carved from pointer-free blocks (the collector keeps a
-   block while any dual in it is reachable): cheaper than one allocation
-   each, as forward mode makes one per operation (16 bytes: the tag is in
-   the value, vm/ad.h).  A block is 16 KiB:
-   Boehm finds each such block with a search of its free lists costing
-   about 2,000 instructions, which at 4 KiB blocks was 12% of j*'s
-   instructions (bench/ad newton, callgrind); a long-lived dual keeps at
-   most this much memory with it. */
-#define DUALS_PER_BLOCK 1024
-
-static PlainDual *new_plain_dual(VladState *S)
-{
-    if (S->dual_left == 0) {
-        S->dual_next = vl_gc_alloc_atomic(DUALS_PER_BLOCK * sizeof(PlainDual));
-        S->dual_left = DUALS_PER_BLOCK;
-    }
-    S->dual_left--;
-    return S->dual_next++;
-}
-
-Value vl_ad_untemp_copy(VladState *S, Value v)
-{
-    PlainDual *p = new_plain_dual(S);
-    *p = *(const PlainDual *)v.as.obj;
-    v.as.obj = p;               /* the same tag and mark */
-    return v;
-}
 
 static Value make_dual(VladState *S, int64_t tag, Value primal,
                        Value tangent)
 {
     if (primal.tag == VT_NUM && tangent.tag == VT_NUM
         && tag <= VL_PLAIN_DUAL_MAX_TAG) {
-        PlainDual *p = new_plain_dual(S);
+        PlainDual *p = vl_ad_new_plain_dual(S);
         p->primal = primal.as.num;
         p->tangent = tangent.as.num;
         Value v = vl_obj(VT_DUAL, p);
@@ -396,12 +345,6 @@ static Value make_node(VladState *S, int64_t tag, Value primal, int n,
 enum { AD_MULZ = IN__COUNT };
 
 
-double vl_ad_plain2(int op, double a, double b)
-{
-    if (op == AD_MULZ)
-        return vl_ad_mulz(a, b);
-    return vl_math2_value(op, a, b);    /* the inline ids are the rows */
-}
 
 static Value add(VladState *S, Value a, Value b)
 {
@@ -618,7 +561,7 @@ static Value unary_general(VladState *S, int op, Value a);
 Value vl_ad_unary(VladState *S, int op, Value a)
 {
     if (a.tag == VT_NUM)
-        return vl_num_marked(vl_prims_math1_at(op, a.as.num), a.aux);
+        return vl_num_marked(vl_inline_math1(op, a.as.num), a.aux);
     return vl_real_mark(unary_general(S, op, a), vl_real_marked(a));
 }
 
@@ -666,6 +609,80 @@ static Value unary_general(VladState *S, int op, Value a)
 }
 
 #include "vm/mathundef.h"      /* the end of the lifted reading */
+
+/* ===== Fresh tags (vm/ad.h) ===== */
+
+/* The j* and *j frames of k: among its delimiter frames, which the
+   segments of its sequence that hold some name (the same ones a
+   reinstall copies at once): fn(S, ud, run, f) for each. */
+static void each_ad_frame(VladState *S, const Checkpoint *k,
+                          void (*fn)(VladState *, void *, const ContRun *,
+                                     uint32_t),
+                          void *ud)
+{
+    if (k->finished)
+        return;
+    for (const ContSeg *s = k->seq; s != NULL && s->hooks; s = s->below) {
+        if (s->hook_lo < 0)
+            continue;
+        for (uint32_t f = (uint32_t)s->hook_lo; f <= (uint32_t)s->hook_hi;
+             f++) {
+            const Proto *p = s->run->frames[f].closure->proto;
+            if (p->kind == PK_JSTAR || p->kind == PK_STARJ)
+                fn(S, ud, s->run, f);
+        }
+    }
+}
+
+/* Fresh tags: the relabeling being made, and the tag asked for. */
+typedef struct Fresh {
+    VlRelabel *rl;
+    int64_t tag;
+} Fresh;
+
+static void fresh_find(VladState *S, void *ud, const ContRun *run,
+                       uint32_t f)
+{
+    Fresh *fr = ud;
+    const Proto *p = run->frames[f].closure->proto;
+    int64_t t = vl_seg_run_reg(run, f, p->ctlreg)->as.i;
+    if (fr->tag >= 0 ? t != fr->tag : !vl_ad_active(S, t))
+        return;
+    if (fr->rl == NULL)
+        fr->rl = vl_ad_relabel_new();
+    vl_ad_relabel_add(fr->rl, t, ++S->next_tag);
+}
+
+/* In the relabeled copy (whose runs are its own): the frame's raw tag,
+   and a *j's raw tape end. */
+static void fresh_patch(VladState *S, void *ud, const ContRun *run,
+                        uint32_t f)
+{
+    Fresh *fr = ud;
+    const Proto *p = run->frames[f].closure->proto;
+    Value *t = vl_seg_run_reg(run, f, p->ctlreg);
+    t->as.i = vl_ad_relabel_tag(fr->rl, t->as.i);
+    if (p->kind != PK_STARJ)
+        return;
+    Value *end = vl_seg_run_reg(run, f, p->ctlreg + 2);
+    if (end->tag == VT_RAW && end->as.ptr != NULL)
+        end->as.ptr = vl_ad_relabel_tape(S, fr->rl, (TapeChunk *)end->as.ptr);
+}
+
+const Checkpoint *vl_ad_fresh_tags(VladState *S, const Checkpoint *k,
+                                   int64_t tag)
+{
+    Fresh fr = {NULL, tag};
+    each_ad_frame(S, k, fresh_find, &fr);
+    if (fr.rl == NULL)
+        return k;
+    /* the walk relabels the reals and tapes of a copy of k (flat: its run
+       is its own, vm/walk.c); its frames' raw tags and tape ends follow */
+    Checkpoint *nk = AS_CKPT(vl_ad_relabel(S, fr.rl,
+                                           vl_obj(VT_CKPT, (void *)k)));
+    each_ad_frame(S, nk, fresh_patch, &fr);
+    return nk;
+}
 
 /* ===== j* ===== */
 
@@ -998,7 +1015,7 @@ static Value leaf_tangent(VladState *S, Value y, Value bar, void *ud)
    same tag suspended is relabeled first (vm/cont.h, "Fresh tags"). */
 static Value ckpt_jstar(VladState *S, Value k, void *ud)
 {
-    const Checkpoint *nk = vl_cont_fresh_tags(S, AS_CKPT(k),
+    const Checkpoint *nk = vl_ad_fresh_tags(S, AS_CKPT(k),
                                               ((TagCtx *)ud)->tag);
     return vl_obj(VT_CKPT, (void *)nk);
 }

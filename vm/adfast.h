@@ -16,8 +16,7 @@
 
 #include <math.h>
 #include <string.h>
-#include "vm/ad.h"
-#include "vm/prims.h"
+#include "vm/tape.h"
 
 /* The product of AD's own bookkeeping (a partial derivative times a
    tangent or a sensitivity): an exact zero factor makes it -0 whatever
@@ -29,6 +28,13 @@ static inline double vl_ad_mulz(double a, double b)
     if (VL_LIKELY(fabs(p) > 0))
         return p;
     return a == 0 || b == 0 ? -0.0 : p;
+}
+
+/* A binary op (VL_IS_MATH2, or IN__COUNT: the strong-zero product) on
+   doubles: vm/math2.h's value. */
+static inline double vl_ad_plain2(int op, double a, double b)
+{
+    return op == IN__COUNT ? vl_ad_mulz(a, b) : vl_math2_value(op, a, b);
 }
 
 /* A binary op on doubles, the four common ones inline. */
@@ -271,8 +277,39 @@ static inline int vl_ad_is_temp(const VladState *S, Value v)
                   < sizeof S->temp_duals;
 }
 
+/* Plain duals are carved from pointer-free blocks (the collector keeps a
+   block while any dual in it is reachable): cheaper than one allocation
+   each, as forward mode makes one per operation (16 bytes: the tag is in
+   the value, vm/object.h).  A block is 16 KiB:
+   Boehm finds each such block with a search of its free lists costing
+   about 2,000 instructions, which at 4 KiB blocks was 12% of j*'s
+   instructions (bench/ad newton, callgrind); a long-lived dual keeps at
+   most this much memory with it. */
+#define VL_DUALS_PER_BLOCK 1024
+
+/* A new plain dual from the current block (a new block when it is used
+   up). */
+static inline PlainDual *vl_ad_new_plain_dual(VladState *S)
+{
+    if (S->dual_left == 0) {
+        S->dual_next = vl_gc_alloc_atomic(VL_DUALS_PER_BLOCK
+                                          * sizeof(PlainDual));
+        S->dual_left = VL_DUALS_PER_BLOCK;
+    }
+    S->dual_left--;
+    return S->dual_next++;
+}
+
+/* A heap copy of the temporary dual v: the same tag and mark. */
+static inline Value vl_ad_untemp_copy(VladState *S, Value v)
+{
+    PlainDual *p = vl_ad_new_plain_dual(S);
+    *p = *(const PlainDual *)v.as.obj;
+    v.as.obj = p;
+    return v;
+}
+
 /* v, or a heap copy of v if it is a temporary dual. */
-VL_INTERNAL Value vl_ad_untemp_copy(VladState *S, Value v);
 static inline Value vl_ad_untemp(VladState *S, Value v)
 {
     return VL_UNLIKELY(vl_ad_is_temp(S, v)) ? vl_ad_untemp_copy(S, v) : v;
@@ -358,7 +395,7 @@ static inline int vl_ad_unary_inline(VladState *S, int op, Value a,
     if (rule == VL_RULE_EXPLICIT)
         vl_ad_partial1(op, x, &y, &d);
     else {                  /* the sweep's rule gives the partial */
-        y = vl_prims_math1_at(op, x);
+        y = vl_inline_math1(op, x);
         d = 0;
     }
     return vl_ad_append(S, f, y, pa, d, VL_TAPE_NONE, 0, rule,

@@ -10,7 +10,7 @@
 #ifndef VL_ADSWEEP_H
 #define VL_ADSWEEP_H
 
-#include "vm/ad.h"
+#include "vm/tape.h"
 
 typedef struct VlSweep VlSweep;
 

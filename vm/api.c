@@ -54,26 +54,6 @@ void vlad_close(VladState *S)
     vl_toplevel_close(S);   /* deferred while the state runs (C1) */
 }
 
-VladStatus vl_api_refuse_value(VladState *S, const char *who,
-                               const char *which)
-{
-    return vl_toplevel_fail(S, VLAD_ERR_ARGUMENT, "%s: %s is not a value "
-                            "(the zero VladValue, or one libvlad never "
-                            "made)", who, which);
-}
-
-VladStatus vl_api_refuse_busy(VladState *S, const char *who)
-{
-    if (S->closing)
-        return vl_toplevel_fail(S, VLAD_ERR_ARGUMENT,
-                                "%s: the state is closed (vlad_close)", who);
-    if (S->busy > 0)
-        return vl_toplevel_fail(S, VLAD_ERR_ARGUMENT,
-                                "%s: the state is running (a host primitive "
-                                "or callback may not change it)", who);
-    return VLAD_OK;
-}
-
 /* Check the state and register the thread; a status to return, or
    VLAD_OK to go on.  '*out' (if not NULL) gets the empty list first. */
 static VladStatus enter(VladState *S, VladValue *out)

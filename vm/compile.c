@@ -35,7 +35,6 @@
 #include <string.h>
 #include "vm/except.h"
 #include "vm/state.h"
-#include "vm/prims.h"
 
 #define MAX_REGS 60000
 #define MAX_JUMP 32767
@@ -462,7 +461,7 @@ static int app_inline_id(FuncState *fs, Ast *e)
     int id = inline_id_of(fs, f->u.var);
     if (id < 0)
         return -1;
-    int arity = vl_prims_inline_arity(id);
+    int arity = vl_inline_arity(id);
     if (e->u.app.nargs != arity)
         return -1;
     return id;
@@ -513,7 +512,7 @@ static void compare_value(FuncState *fs, int id, Ast *a, Ast *b, int dest)
         Ast *t = a;
         a = b;
         b = t;
-        id = vl_prims_swap_cmp(id);
+        id = vl_inline_swap_cmp(id);
         swapped = VL_X_SWAPPED;
     }
     int x = (id - IN_EQ) | xflag(fs) | swapped;
@@ -543,7 +542,7 @@ static int test_jump(FuncState *fs, Ast *test)
                 Ast *t = a;
                 a = b;
                 b = t;
-                id = vl_prims_swap_cmp(id);
+                id = vl_inline_swap_cmp(id);
                 swapped = VL_X_SWAPPED;
             }
             static const int jr[] = {OP_JEQ, OP_JLT, OP_JGT, OP_JLE, OP_JGE};
@@ -623,7 +622,7 @@ static void application(FuncState *fs, Ast *e, int dest, int tail)
         arith(fs, id, args[0], args[1], dest);
     else if (id >= IN_EQ && id <= IN_GE)
         compare_value(fs, id, args[0], args[1], dest);
-    else if (vl_prims_inline_arity(id) == 1) {
+    else if (vl_inline_arity(id) == 1) {
         int save = fs->freereg;
         int r = to_reg(fs, args[0]);
         mark_temps(fs, fs->writer, -1);

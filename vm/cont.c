@@ -16,9 +16,8 @@
 
 #include <string.h>
 #include "vm/ad.h"
-#include "vm/cpj.h"
+#include "vm/delim.h"
 #include "vm/except.h"
-#include "vm/vm.h"
 
 #define SLACK 8
 
@@ -70,81 +69,6 @@ void vl_cont_release_stack(VladState *S)
     }
 }
 
-/* ===== Limits ===== */
-
-static void recompute_mins(VladState *S, size_t from);
-
-void vl_cont_push_limit(VladState *S, int64_t deadline, size_t frame)
-{
-    S->limits = vl_gc_grow(S->limits, S->nlimits, &S->limits_cap,
-                           sizeof(Limit));
-    Limit *l = &S->limits[S->nlimits];
-    l->deadline = deadline;
-    l->frame = frame;
-    l->deferred = 0;
-    S->nlimits++;
-    recompute_mins(S, S->nlimits - 1);
-}
-
-/* min_deadline of limits from index 'from' up. */
-static void recompute_mins(VladState *S, size_t from)
-{
-    for (size_t k = from; k < S->nlimits; k++) {
-        Limit *l = &S->limits[k];
-        l->min_deadline = l->deadline;
-        if (k > 0 && S->limits[k - 1].min_deadline < l->deadline)
-            l->min_deadline = S->limits[k - 1].min_deadline;
-    }
-}
-
-/* Whether a *j runs above the frame of limit l (an advance stopping there
-   would split the *j). */
-static int starj_above(const VladState *S, const Limit *l)
-{
-    for (size_t k = S->nad; k-- > 0;)
-        if (S->ad[k].reverse && S->ad[k].frame > l->frame)
-            return 1;
-    return 0;
-}
-
-int vl_cont_defer(VladState *S, Limit *l)
-{
-    if (l->frame == SIZE_MAX)
-        return 0;
-    const Value *base = S->stack + l->frame;
-    if (AS_CLOSURE(base[-1])->proto != S->control[CTL_ADVANCE]
-        || !starj_above(S, l))
-        return 0;
-    l->deferred = 1;
-    l->deadline = INT64_MAX / 2;
-    recompute_mins(S, (size_t)(l - S->limits));
-    return 1;
-}
-
-void vl_cont_undefer(VladState *S, int64_t now)
-{
-    for (size_t k = 0; k < S->nlimits; k++)
-        if (S->limits[k].deferred && !starj_above(S, &S->limits[k])) {
-            S->limits[k].deferred = 0;
-            S->limits[k].deadline = now;
-        }
-    recompute_mins(S, 0);
-}
-
-void vl_cont_pop_limit(VladState *S)
-{
-    if (S->nlimits > 0)
-        S->nlimits--;
-}
-
-int64_t vl_cont_anchor(VladState *S, int64_t now)
-{
-    int64_t a = now + VL_POLL_QUANTUM;
-    if (S->nlimits > 0 && S->limits[S->nlimits - 1].min_deadline < a)
-        a = S->limits[S->nlimits - 1].min_deadline;
-    return a;
-}
-
 /* ===== Finished checkpoints ===== */
 
 Value vl_cont_finished(VladState *S, Value v)
@@ -166,33 +90,6 @@ size_t vl_cont_bytes(uint64_t nframes, uint64_t nvalues)
         return SIZE_MAX;
     return sizeof(Checkpoint) + (size_t)nframes * sizeof(CapFrame)
            + (size_t)nvalues * sizeof(Value);
-}
-
-int vl_cont_is_underflow(const VladState *S, const Proto *p)
-{
-    return p == S->control[CTL_UNDERFLOW];
-}
-
-/* An underflow frame holds its sequence in R0 and, when the sequence's
-   top piece is its range (no ref), how many frames of that range are
-   still to copy in R1. */
-const ContSeg *vl_cont_lazy_seq(VladState *S, const Value *ubase)
-{
-    const ContSeg *s = ubase[0].as.ptr;
-    uint32_t cnt = (uint32_t)ubase[1].as.i;
-    if (s->ref == NULL && cnt < s->count)
-        return vl_seg_make(S, s->below, s->run, s->first, cnt, NULL, 0);
-    return s;
-}
-
-/* The registers live in a frame of 'p' waiting at the call before
-   'ret_ip': '*n' runs of consecutive registers, in order (vm/object.h). */
-static const LiveRun *live_set(const Proto *p, const Instr *ret_ip,
-                               uint32_t *n)
-{
-    size_t pc = (size_t)(ret_ip - p->code) - 1;
-    *n = p->liveat[pc + 1] - p->liveat[pc];
-    return &p->liveruns[p->liveat[pc]];
 }
 
 /* How many registers the runs 'l[0 .. n-1]' hold. */
@@ -224,7 +121,7 @@ static int live_next(const LiveRun *l, uint32_t n, uint32_t *q, int r)
 static uint32_t count_live(const Proto *p, const Instr *ret_ip)
 {
     uint32_t n;
-    const LiveRun *l = live_set(p, ret_ip, &n);
+    const LiveRun *l = vl_proto_live_set(p, ret_ip, &n);
     return live_count(l, n);
 }
 
@@ -282,7 +179,7 @@ Checkpoint *vl_cont_capture(VladState *S, size_t delim, Value *fb,
         if (caller == stop)
             break;
         const Proto *p = AS_CLOSURE(caller[-1])->proto;
-        if (vl_cont_is_underflow(S, p)) {
+        if (vl_seg_is_underflow(S, p)) {
             nlazy++;
         } else {
             nvalues += count_live(p, above[-2].as.ptr);
@@ -307,14 +204,14 @@ Checkpoint *vl_cont_capture(VladState *S, size_t delim, Value *fb,
             break;
         Closure *c = AS_CLOSURE(caller[-1]);
         const Proto *p = c->proto;
-        if (vl_cont_is_underflow(S, p)) {
-            lazy[--li] = (Lazy){vl_cont_lazy_seq(S, caller), f};
+        if (vl_seg_is_underflow(S, p)) {
+            lazy[--li] = (Lazy){vl_seg_lazy(S, caller), f};
             above = caller;
             continue;
         }
         const Instr *rip = above[-2].as.ptr;
         uint32_t nruns;
-        const LiveRun *l = live_set(p, rip, &nruns);
+        const LiveRun *l = vl_proto_live_set(p, rip, &nruns);
         uint32_t nl = live_count(l, nruns);
         vend -= nl;
         CapFrame *cf = &run->frames[--f];
@@ -345,13 +242,9 @@ Checkpoint *vl_cont_capture(VladState *S, size_t delim, Value *fb,
         pos = at;
     }
     k->seq = seq;
-    /* the limits of delimiters inside the segment, and the firing one */
-    while (S->nlimits > 0 && S->limits[S->nlimits - 1].frame != SIZE_MAX
-           && S->limits[S->nlimits - 1].frame >= delim)
-        S->nlimits--;
-    while (S->nad > 0 && S->ad[S->nad - 1].frame >= delim)
-        S->nad--;
-    vl_cpj_pop_from(S, delim);
+    /* the delimiters inside the segment, and the firing one, leave the
+       side stacks */
+    vl_delim_cut(S, delim);
     k->steps_at = now;
     k->nframes = vl_seg_frames(k->seq);
     k->bytes = vl_cont_bytes(k->nframes, vl_seg_values(k->seq));
@@ -359,120 +252,6 @@ Checkpoint *vl_cont_capture(VladState *S, size_t delim, Value *fb,
 }
 
 /* ===== Reinstall ===== */
-
-/* Register r of frame f of run (live there), in the run's values. */
-static Value *run_reg(const ContRun *run, uint32_t f, int r)
-{
-    const CapFrame *cf = &run->frames[f];
-    const Proto *p = cf->closure->proto;
-    uint32_t nruns;
-    const LiveRun *l = live_set(p, p->code + cf->ret_pc, &nruns);
-    size_t j = cf->first;
-    for (uint32_t q = 0; q < nruns && l[q].first <= r; q++)
-        j += r < l[q].first + l[q].count ? (size_t)(r - l[q].first)
-                                         : l[q].count;
-    return &run->values[j];
-}
-
-/* The j* and *j frames of k: among its delimiter frames, which the
-   segments of its sequence that hold some name (the same ones a
-   reinstall copies at once): fn(S, ud, run, f) for each. */
-static void each_ad_frame(VladState *S, const Checkpoint *k,
-                          void (*fn)(VladState *, void *, const ContRun *,
-                                     uint32_t),
-                          void *ud)
-{
-    if (k->finished)
-        return;
-    for (const ContSeg *s = k->seq; s != NULL && s->hooks; s = s->below) {
-        if (s->hook_lo < 0)
-            continue;
-        for (uint32_t f = (uint32_t)s->hook_lo; f <= (uint32_t)s->hook_hi;
-             f++) {
-            const Proto *p = s->run->frames[f].closure->proto;
-            if (p->kind == PK_JSTAR || p->kind == PK_STARJ)
-                fn(S, ud, s->run, f);
-        }
-    }
-}
-
-/* Fresh tags: the relabeling being made, and the tag asked for. */
-typedef struct Fresh {
-    VlRelabel *rl;
-    int64_t tag;
-} Fresh;
-
-static void fresh_find(VladState *S, void *ud, const ContRun *run,
-                       uint32_t f)
-{
-    Fresh *fr = ud;
-    const Proto *p = run->frames[f].closure->proto;
-    int64_t t = run_reg(run, f, p->ctlreg)->as.i;
-    if (fr->tag >= 0 ? t != fr->tag : !vl_ad_active(S, t))
-        return;
-    if (fr->rl == NULL)
-        fr->rl = vl_ad_relabel_new();
-    vl_ad_relabel_add(fr->rl, t, ++S->next_tag);
-}
-
-/* In the relabeled copy (whose runs are its own): the frame's raw tag,
-   and a *j's raw tape end. */
-static void fresh_patch(VladState *S, void *ud, const ContRun *run,
-                        uint32_t f)
-{
-    Fresh *fr = ud;
-    const Proto *p = run->frames[f].closure->proto;
-    Value *t = run_reg(run, f, p->ctlreg);
-    t->as.i = vl_ad_relabel_tag(fr->rl, t->as.i);
-    if (p->kind != PK_STARJ)
-        return;
-    Value *end = run_reg(run, f, p->ctlreg + 2);
-    if (end->tag == VT_RAW && end->as.ptr != NULL)
-        end->as.ptr = vl_ad_relabel_tape(S, fr->rl, (TapeChunk *)end->as.ptr);
-}
-
-const Checkpoint *vl_cont_fresh_tags(VladState *S, const Checkpoint *k,
-                                     int64_t tag)
-{
-    Fresh fr = {NULL, tag};
-    each_ad_frame(S, k, fresh_find, &fr);
-    if (fr.rl == NULL)
-        return k;
-    /* the walk relabels the reals and tapes of a copy of k (flat: its run
-       is its own, vm/walk.c); its frames' raw tags and tape ends follow */
-    Checkpoint *nk = AS_CKPT(vl_ad_relabel(S, fr.rl,
-                                           vl_obj(VT_CKPT, (void *)k)));
-    each_ad_frame(S, nk, fresh_patch, &fr);
-    return nk;
-}
-
-/* Re-establish what the delimiter frame just written at 'b' keeps
-   outside the stack: absolute step counts and the limit of a checkpoint
-   frame, the AD stack entry of a j* or *j, the segment entry of a
-   checkpoint-*j. */
-static void reinstall_delimiter(VladState *S, const Proto *p, Value *b,
-                                int64_t now)
-{
-    if (p->kind == PK_CHECKPOINT) {
-        b[p->ctlreg] = vl_raw(now + b[p->ctlreg].as.i);
-        vl_cont_push_limit(S, b[p->ctlreg].as.i, (size_t)(b - S->stack));
-    } else if (p->kind == PK_PRIMOPS || p->kind == PK_SEGMENT) {
-        b[p->ctlreg] = vl_raw(now - b[p->ctlreg].as.i);
-    }
-    if (p->kind == PK_JSTAR) {
-        vl_ad_push(S, b[p->ctlreg].as.i, 0, (size_t)(b - S->stack), NULL, 0);
-    } else if (p->kind == PK_SEGMENT) {
-        vl_cpj_push(S, (size_t)(b - S->stack), b[p->ctlreg].as.i,
-                    p != S->control[CTL_SEG_FIRST], b[p->ctlreg - 1]);
-    } else if (p->kind == PK_STARJ) {
-        Value end = b[p->ctlreg + 2];       /* see capture_value */
-        vl_ad_push(S, b[p->ctlreg].as.i, 1, (size_t)(b - S->stack),
-                   (TapeChunk *)end.as.ptr,
-                   end.tag == VT_TAPE ? (end.aux & VL_AUX_BITS) + 1
-                                      : end.aux);
-        vl_ad_top(S)->escapes = UINT64_MAX;  /* shares the tape */
-    }
-}
 
 static size_t frame_slots(const CapFrame *cf)
 {
@@ -498,7 +277,7 @@ static void place_frames(VladState *S, size_t *at, const ContRun *run,
         base[-1] = vl_obj(VT_CLOSURE, cf->closure);
         const Instr *rip = p->code + cf->ret_pc;
         uint32_t nruns, q = 0;
-        const LiveRun *l = live_set(p, rip, &nruns);
+        const LiveRun *l = vl_proto_live_set(p, rip, &nruns);
         const Value *v = run->values + cf->first;
         for (int r = 0; r < p->nregs; r++)
             base[r] = UNDEF_VAL;
@@ -506,7 +285,7 @@ static void place_frames(VladState *S, size_t *at, const ContRun *run,
              r = live_next(l, nruns, &q, r))
             base[r] = *v++;
         if (delimiters && vl_seg_delimiter(S, p))
-            reinstall_delimiter(S, p, base, now);
+            vl_delim_reinstall(S, p, base, now);
         Value *next = base + cf->delta;
         next[-2] = vl_raw(0);
         next[-2].aux = cf->delta;
@@ -555,7 +334,7 @@ static void place_lazy(VladState *S, size_t *at, const ContSeg *seq)
 Value *vl_cont_reinstall(VladState *S, const Checkpoint *k, Value **base,
                          const Instr *ret_ip, int dest, int64_t now)
 {
-    k = vl_cont_fresh_tags(S, k, -1);          /* finding W1 */
+    k = vl_ad_fresh_tags(S, k, -1);          /* finding W1 */
     size_t boff = (size_t)(*base - S->stack);
     size_t at = boff + (size_t)dest + 2;
     vl_cont_reserve(S, at, 3 + SLACK);

@@ -52,21 +52,8 @@
 #include "vm/state.h"
 #include "vm/contseg.h"
 
-typedef struct Checkpoint {
-    int finished;           /* the computation has ended */
-    Value result;           /* finished: its value */
-    Value callee;           /* pending application: procedure ... */
-    Value arg;              /* ... and its (single, tuple) argument */
-    const ContSeg *seq;     /* suspended frames (vm/contseg.h); NULL:
-                               none */
-    uint64_t nframes;       /* how many (logical: as if stored flat) */
-    size_t bytes;           /* logical size (header comment) */
-    int64_t steps_at;       /* steps of the interrupted computation
-                               taken when captured (informative) */
-    int64_t position;       /* checkpoint-*j: step position of the state
-                               made by an advance segment; else 0 */
-    int held;               /* checkpoint-*j: counted as a held slot */
-} Checkpoint;
+/* Slots of the continuation stack when it is first allocated. */
+#define VL_STACK_INITIAL 1024
 
 /* The logical size of a checkpoint of 'nframes' frames holding 'nvalues'
    live values (saturating). */
@@ -91,25 +78,6 @@ VL_INTERNAL Value *vl_cont_reinstall(VladState *S, const Checkpoint *k,
                                      Value **base, const Instr *ret_ip,
                                      int dest, int64_t now);
 
-/* Fresh tags (finding W1).  Two executions must never share the tag of
-   a j* or *j: the tag of an invocation suspended in a checkpoint is
-   shared by every execution resumed from it, and by the checkpoint
-   itself.  So a checkpoint resumed while an invocation suspended in it
-   is active (resumed again inside its own resumed execution) gives that
-   invocation a fresh tag: tag < 0 below.  And the walk that ends a j*
-   (vm/ad.c, vl_ad_jstar_result), meeting a checkpoint in its result that
-   holds a j* of its own tag suspended (the checkpoint the running
-   execution was resumed from, held as data), relabels that checkpoint
-   before taking it apart, so that its perturbation is kept as a
-   suspended one's: 'tag' below.  (A *j's result is zipped with a
-   cotangent, which cannot hold such a checkpoint: a checkpoint's
-   cotangent has its frames, and so would hold a cotangent of itself.)
-   Returns k, or a copy of k in which each such invocation has a fresh
-   tag (in its frame too) and the reals and tapes are relabeled to match
-   (vm/ad.c, "Fresh tags"). */
-VL_INTERNAL const Checkpoint *vl_cont_fresh_tags(VladState *S,
-                                                 const Checkpoint *k,
-                                                 int64_t tag);
 /* UNDERFLOW: the frame above the underflow frame at 'ubase' returned.
    Copies the next frames of its sequence onto the stack (over the
    underflow frame when they are the last) and returns the base of a
@@ -117,13 +85,6 @@ VL_INTERNAL const Checkpoint *vl_cont_fresh_tags(VladState *S,
    'ubase' itself, whose return goes to the frame below, when nothing is
    left.  May grow the stack (the result is then in the new one). */
 VL_INTERNAL Value *vl_cont_underflow(VladState *S, Value *ubase);
-
-/* Whether 'p' is the prototype of underflow frames. */
-VL_INTERNAL int vl_cont_is_underflow(const VladState *S, const Proto *p);
-
-/* The frame sequence the underflow frame at 'ubase' stands for. */
-VL_INTERNAL const ContSeg *vl_cont_lazy_seq(VladState *S,
-                                            const Value *ubase);
 
 /* A finished checkpoint holding 'v'. */
 VL_INTERNAL Value vl_cont_finished(VladState *S, Value v);
@@ -138,23 +99,5 @@ VL_INTERNAL void vl_cont_reserve(VladState *S, size_t off, size_t need);
    stack still holds (dead registers would keep garbage alive), and give
    the pages of a stack a deep recursion grew back to the system. */
 VL_INTERNAL void vl_cont_release_stack(VladState *S);
-
-/* checkpoint-*j never splits inside a *j: an advance delimiter whose
-   limit 'l' fired while a *j runs above it is deferred (returns 1) until
-   no *j runs above it any more -- the *j ended, or a checkpoint captured
-   inside it suspended it -- when vl_cont_undefer (called at both) makes
-   it fire at the next step.  Returns 0 (nothing done) for any other
-   limit. */
-VL_INTERNAL int vl_cont_defer(VladState *S, Limit *l);
-VL_INTERNAL void vl_cont_undefer(VladState *S, int64_t now);
-
-/* Limits. */
-VL_INTERNAL void vl_cont_push_limit(VladState *S, int64_t deadline,
-                                    size_t frame);
-VL_INTERNAL void vl_cont_pop_limit(VladState *S);
-
-/* The next step count at which the VM must stop counting down: the
-   earliest deadline or the next interrupt poll. */
-VL_INTERNAL int64_t vl_cont_anchor(VladState *S, int64_t now);
 
 #endif

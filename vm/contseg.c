@@ -138,3 +138,29 @@ void vl_seg_each_frame(const ContSeg *seq,
             st[n++] = (Pending){s->ref, 0};
     }
 }
+
+/* An underflow frame holds its sequence in R0 and, when the sequence's
+   top piece is its range (no ref), how many frames of that range are
+   still to copy in R1. */
+const ContSeg *vl_seg_lazy(VladState *S, const Value *ubase)
+{
+    const ContSeg *s = ubase[0].as.ptr;
+    uint32_t cnt = (uint32_t)ubase[1].as.i;
+    if (s->ref == NULL && cnt < s->count)
+        return vl_seg_make(S, s->below, s->run, s->first, cnt, NULL, 0);
+    return s;
+}
+
+/* Register r of frame f of run (live there), in the run's values. */
+Value *vl_seg_run_reg(const ContRun *run, uint32_t f, int r)
+{
+    const CapFrame *cf = &run->frames[f];
+    const Proto *p = cf->closure->proto;
+    uint32_t nruns;
+    const LiveRun *l = vl_proto_live_set(p, p->code + cf->ret_pc, &nruns);
+    size_t j = cf->first;
+    for (uint32_t q = 0; q < nruns && l[q].first <= r; q++)
+        j += r < l[q].first + l[q].count ? (size_t)(r - l[q].first)
+                                         : l[q].count;
+    return &run->values[j];
+}

@@ -32,7 +32,6 @@
 #define VL_CONTSEG_H
 
 #include "vm/state.h"
-#include "vm/vm.h"
 
 typedef struct CapFrame {
     Closure *closure;       /* the suspended procedure */
@@ -60,6 +59,24 @@ typedef struct ContSeg {
     uint64_t nframes;               /* frames of the whole sequence */
     uint64_t nvalues;               /* live values of the whole sequence */
 } ContSeg;
+
+/* A checkpoint: a suspended computation as a value (vm/cont.h says how
+   it is captured and reinstalled). */
+typedef struct Checkpoint {
+    int finished;           /* the computation has ended */
+    Value result;           /* finished: its value */
+    Value callee;           /* pending application: procedure ... */
+    Value arg;              /* ... and its (single, tuple) argument */
+    const ContSeg *seq;     /* suspended frames (vm/contseg.h); NULL:
+                               none */
+    uint64_t nframes;       /* how many (logical: as if stored flat) */
+    size_t bytes;           /* logical size (header comment) */
+    int64_t steps_at;       /* steps of the interrupted computation
+                               taken when captured (informative) */
+    int64_t position;       /* checkpoint-*j: step position of the state
+                               made by an advance segment; else 0 */
+    int held;               /* checkpoint-*j: counted as a held slot */
+} Checkpoint;
 
 struct ContRun {
     ContSeg whole;          /* storage for one segment over this run
@@ -131,5 +148,17 @@ VL_INTERNAL void vl_seg_each_frame(const ContSeg *seq,
                                    int (*fn)(void *ud, const ContRun *run,
                                              uint32_t f),
                                    void *ud);
+
+/* Whether 'p' is the prototype of underflow frames (vm/cont.h). */
+static inline int vl_seg_is_underflow(const VladState *S, const Proto *p)
+{
+    return p == S->control[CTL_UNDERFLOW];
+}
+
+/* The frame sequence the underflow frame at 'ubase' stands for. */
+VL_INTERNAL const ContSeg *vl_seg_lazy(VladState *S, const Value *ubase);
+
+/* Register r of frame f of run (live there), in the run's values. */
+VL_INTERNAL Value *vl_seg_run_reg(const ContRun *run, uint32_t f, int r);
 
 #endif

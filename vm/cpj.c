@@ -28,9 +28,7 @@
 #include "vm/cont.h"
 #include "vm/except.h"
 #include "vm/object.h"
-#include "vm/prims.h"
 #include "vm/print.h"
-#include "vm/vm.h"
 #include "vm/walk.h"
 
 #define DEFAULT_BASE 1000
@@ -187,27 +185,8 @@ void vl_cpj_init(VladState *S)
 
 void vl_cpj_reset(VladState *S)
 {
-    S->cpj->nseg = 0;
     S->cpj->live = 0;
     S->cpj->live_bytes = 0;
-}
-
-void vl_cpj_push(VladState *S, size_t frame, int64_t anchor, int replay,
-                 Value log)
-{
-    Cpj *c = S->cpj;
-    c->seg = vl_gc_grow(c->seg, c->nseg, &c->seg_cap, sizeof(CpjSeg));
-    CpjSeg *e = &c->seg[c->nseg++];
-    e->frame = frame;
-    e->anchor = anchor;
-    e->replay = replay;
-    e->log = log;
-}
-
-void vl_cpj_pop_from(VladState *S, size_t frame)
-{
-    while (S->cpj->nseg > 0 && S->cpj->seg[S->cpj->nseg - 1].frame >= frame)
-        S->cpj->nseg--;
 }
 
 /* ===== The effect log ===== */
@@ -254,8 +233,8 @@ static int64_t position(VladState *S, const CpjSeg *e)
 
 int vl_cpj_may_output(VladState *S)
 {
-    for (size_t k = 0; k < S->cpj->nseg; k++)
-        if (S->cpj->seg[k].replay)
+    for (size_t k = 0; k < S->nseg; k++)
+        if (S->seg[k].replay)
             return 0;
     return 1;
 }
@@ -264,8 +243,8 @@ int vl_cpj_may_output(VladState *S)
    including) segment 'stop'. */
 static void record_down_to(VladState *S, size_t stop, Value v)
 {
-    for (size_t k = S->cpj->nseg; k-- > stop;) {
-        CpjSeg *e = &S->cpj->seg[k];
+    for (size_t k = S->nseg; k-- > stop;) {
+        CpjSeg *e = &S->seg[k];
         Value *frame = S->stack + e->frame;
         Value *slot = frame + AS_CLOSURE(frame[-1])->proto->ctlreg - 1;
         LogEntry *n = vl_gc_alloc(sizeof *n);
@@ -278,12 +257,12 @@ static void record_down_to(VladState *S, size_t stop, Value v)
 
 int vl_cpj_replay_input(VladState *S, Value *out)
 {
-    size_t k = S->cpj->nseg;
-    while (k > 0 && !S->cpj->seg[k - 1].replay)
+    size_t k = S->nseg;
+    while (k > 0 && !S->seg[k - 1].replay)
         k--;
     if (k == 0)
         return 0;
-    const CpjSeg *e = &S->cpj->seg[k - 1];
+    const CpjSeg *e = &S->seg[k - 1];
     const Log *l = e->log.as.ptr;
     int64_t p = position(S, e);
     size_t lo = 0, hi = l->n;
@@ -391,10 +370,9 @@ static Value p_activate(VladState *S, Value *args)
 
 void vl_cpj_progress_counting(VladState *S, int64_t now)
 {
-    Cpj *c = S->cpj;
-    if (c->nseg > 0 && !c->seg[0].replay)
+    if (S->nseg > 0 && !S->seg[0].replay)
         /* the outermost checkpoint-*j's first run: total not yet known */
-        S->config.progress(S->config.userdata, now - c->seg[0].anchor, 0);
+        S->config.progress(S->config.userdata, now - S->seg[0].anchor, 0);
 }
 
 /* (%cpj-count-leaf n): count a base case of n steps; returns n. */
@@ -404,7 +382,7 @@ static Value p_count_leaf(VladState *S, Value *args)
     int64_t n = count_arg(S, "checkpoint-*j", args[0]);
     c->stats.base_cases++;
     c->stats.base_steps += n;
-    if (c->nseg == 0 && S->config.progress != NULL) {
+    if (S->nseg == 0 && S->config.progress != NULL) {
         /* the outermost run (inner ones run inside its segments) */
         c->progress_done += n;
         S->config.progress(S->config.userdata, c->progress_done,
@@ -526,6 +504,6 @@ static const PrimInfo cpj_prims[] = {
 
 void vl_cpj_install(VladState *S)
 {
-    vl_prims_install_table(S, cpj_prims,
+    vl_state_install_prims(S, cpj_prims,
                            sizeof cpj_prims / sizeof cpj_prims[0]);
 }

@@ -14,7 +14,7 @@
  *   (a checkpoint).  A segment frame knows the step position, counted from
  *   the start of (f x), at which it started, so every step inside it has a
  *   position that is the same in every re-execution.
- * - The effect log: while a segment runs, S->cpj->seg holds an entry for
+ * - The effect log: while a segment runs, S->seg holds an entry for
  *   it (innermost last; saved into and restored from checkpoints like the
  *   AD stack).  The first run of a checkpoint-*j records what read-real
  *   returned, keyed by position; re-executions replay it, and output is
@@ -33,18 +33,8 @@ typedef struct CpjStrategy {
     int64_t base;           /* intervals of at most base steps use *j */
 } CpjStrategy;
 
-/* One running segment (an entry of S->cpj->seg). */
-typedef struct CpjSeg {
-    size_t frame;           /* stack index of the segment frame */
-    int64_t anchor;         /* position of a step = steps now - anchor */
-    int replay;             /* 0: the first run, recording */
-    Value log;              /* replay: the finished log (VT_RAW) */
-} CpjSeg;
-
 typedef struct Cpj {
     CpjStrategy strategy;
-    CpjSeg *seg;
-    size_t nseg, seg_cap;
     int64_t live, live_bytes;   /* checkpoints held by drivers now */
     int64_t progress_done;      /* the outermost run: steps reversed, */
     int64_t progress_total;     /* of its primal steps */
@@ -66,15 +56,9 @@ VL_INTERNAL CpjStrategy vl_cpj_default(void);
 /* Allocate S->cpj with the default strategy. */
 VL_INTERNAL void vl_cpj_init(VladState *S);
 
-/* Forget running segments and held checkpoints (a top-level form ends). */
+/* Forget the held checkpoints (a top-level form ends). */
 VL_INTERNAL void vl_cpj_reset(VladState *S);
 
-/* Segments: push when one starts or is reinstalled, pop when it ends or
-   is captured.  'logslot' is the stack index of the first run's log
-   register. */
-VL_INTERNAL void vl_cpj_push(VladState *S, size_t frame, int64_t anchor,
-                             int replay, Value log);
-VL_INTERNAL void vl_cpj_pop_from(VladState *S, size_t frame);
 
 /* The first run has ended: its log (a raw list in the frame's register,
    newest first) as a finished, searchable log. */

@@ -13,9 +13,8 @@
 
 #include <stdio.h>
 #include <string.h>
-#include "vm/cont.h"
-#include "vm/print.h"
-#include "vm/vm.h"
+#include "vm/contseg.h"
+#include "vm/strbuf.h"
 
 /* A backtrace shows at most BACKTRACE_HEAD lines from the innermost frame
    and BACKTRACE_TAIL from the outermost; a run of BACKTRACE_RUN or more
@@ -188,8 +187,8 @@ static int add_lazy(void *ud, const ContRun *run, uint32_t f)
 static void add_frame_at(VladState *S, Frames *fs, const Proto *p,
                          const Instr *ip, const Value *base)
 {
-    if (vl_cont_is_underflow(S, p))
-        vl_seg_each_frame(vl_cont_lazy_seq(S, base), add_lazy, fs);
+    if (vl_seg_is_underflow(S, p))
+        vl_seg_each_frame(vl_seg_lazy(S, base), add_lazy, fs);
     else
         add_frame(fs, p, ip);
 }

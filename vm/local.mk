@@ -4,18 +4,20 @@
 
 libvlad_core_la_SOURCES += \
 	%reldir%/gc.c %reldir%/gc.h \
-	%reldir%/state.c %reldir%/state.h \
-	%reldir%/value.c %reldir%/value.h \
-	%reldir%/object.h \
+	%reldir%/strbuf.c %reldir%/strbuf.h \
+	%reldir%/state.c %reldir%/state.h %reldir%/inline.h \
+	%reldir%/value.h \
+	%reldir%/object.c %reldir%/object.h \
 	%reldir%/print.c %reldir%/print.h \
 	%reldir%/except.c %reldir%/except.h \
 	%reldir%/compile.c %reldir%/compile.h \
 	%reldir%/opcodes.h \
 	%reldir%/vm.c %reldir%/vm.h \
+	%reldir%/delim.c %reldir%/delim.h \
 	%reldir%/cont.c %reldir%/cont.h \
 	%reldir%/contseg.c %reldir%/contseg.h \
-	%reldir%/ad.c %reldir%/ad.h %reldir%/adfast.h \
-	%reldir%/math1.h %reldir%/mathplain.h %reldir%/mathundef.h \
+	%reldir%/ad.c %reldir%/ad.h %reldir%/adfast.h %reldir%/tape.h \
+	%reldir%/math1.h %reldir%/math2.h %reldir%/mathplain.h %reldir%/mathundef.h \
 	%reldir%/adsweep.c %reldir%/adsweep.h \
 	%reldir%/walk.c %reldir%/walk.h \
 	%reldir%/cpj.c %reldir%/cpj.h \
@@ -24,4 +26,4 @@ libvlad_core_la_SOURCES += \
 	%reldir%/features.h
 
 libvlad_la_SOURCES += %reldir%/api.c %reldir%/apivalue.c %reldir%/apiio.c \
-	%reldir%/apihost.c %reldir%/apiconv.h
+	%reldir%/apihost.c %reldir%/apiconv.c %reldir%/apiconv.h

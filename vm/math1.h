@@ -12,7 +12,7 @@
  *
  *   - the inline ids (vm/state.h), the primitives' names and procedures
  *     (vm/prims.c), and their values on doubles (vl_math1_value below,
- *     vl_prims_math1_at in vm/prims.h);
+ *     vl_inline_math1 in vm/prims.h);
  *   - forward and reverse mode on plain reals (vm/adfast.h,
  *     vl_ad_partial1): argument and value are doubles (VLM_PLAIN_*);
  *   - the tape's rule codes and the sweep (vm/ad.h, vl_tape_rule1 and

@@ -15,13 +15,18 @@
  *   PrimInfo    a primitive procedure (static, read-only table).
  *   Global      a global variable cell; code refers to cells directly, so
  *               globals are late-bound at the cost of one load.
- *   Checkpoint  a suspended computation: captured frames and the pending
- *               application, or the result of a finished one (vm/cont.h).
+ *   Dual, PlainDual          a real of forward mode (vm/ad.h).
+ *   TapeChunk, TapeSlot, TapeExt  the nodes of reverse mode's tapes (their
+ *               encoding: vm/tape.h).
+ * (A Checkpoint and the frames it holds: vm/contseg.h.)  vm/object.c has
+ * the operations on any value that look inside these objects (equality,
+ * the primal of a real, tuples, kind names).
  */
 #ifndef VL_OBJECT_H
 #define VL_OBJECT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "vm/value.h"
 #include "vm/opcodes.h"
 #include "parser/ast.h"
@@ -175,5 +180,140 @@ typedef struct Global {
     int user;               /* cell of the user environment */
     int defined;            /* user cell: bound by a definition */
 } Global;
+
+/* The registers live in a frame of 'p' waiting at the call before
+   'ret_ip': '*n' runs of consecutive registers, in order. */
+static inline const LiveRun *vl_proto_live_set(const Proto *p,
+                                               const Instr *ret_ip,
+                                               uint32_t *n)
+{
+    size_t pc = (size_t)(ret_ip - p->code) - 1;
+    *n = p->liveat[pc + 1] - p->liveat[pc];
+    return &p->liveruns[p->liveat[pc]];
+}
+
+/* ===== Reals under differentiation (vm/ad.h says how they are used) ===== */
+
+typedef struct Dual {
+    Value primal;           /* first field: vl_value_primal relies on it */
+    Value tangent;          /* a real */
+    int64_t tag;
+} Dual;
+
+/* The compact form of a dual whose primal and tangent are plain doubles
+   and whose tag fits in 31 bits: a VT_DUAL value with the tag in aux's
+   low bits (tags start at 1, so 0 there means a Dual; the top bit is the
+   activity mark, vm/value.h), pointing at 16 bytes of pointer-free
+   memory. */
+typedef struct PlainDual {
+    double primal;          /* first field */
+    double tangent;
+} PlainDual;
+#define VL_PLAIN_DUAL_MAX_TAG ((int64_t)VL_AUX_BITS)
+
+/* A tape is stored in chunks: arrays of fixed-size slots filled in
+   creation order.  A node is named by its chunk and its ordinal in it
+   (a VT_TAPE value has as.obj = chunk, aux = ordinal | the activity mark
+   VL_ACTIVE, vm/value.h); its index on the
+   tape, which the reverse sweep uses, is chunk->base + ordinal.  A chunk
+   continues the tape prefix (prev, prev_n): its first node follows node
+   prev_n - 1 of prev.  Appending at (chunk, n) writes in place only when n
+   is the chunk's fill mark; otherwise (a checkpoint resumed a second time,
+   extending an older prefix) a new chunk starts there.  So tapes stay
+   persistent and recorded nodes never change. */
+#define VL_TAPE_NONE 0xFFFFFFFFu        /* no parent */
+#define VL_TAPE_GENERAL 0xFFFFFFFEu     /* parent of a general slot */
+#define VL_TAPE_CONT 0xFFFFFFFDu        /* parent of a partial's slot */
+/* Tape indices are below 2^30: the top two bits of a compact node's
+   'parent' say how its partials are found (its class). */
+#define VL_TAPE_INDEX_BITS 30
+#define VL_TAPE_INDEX_MASK ((1u << VL_TAPE_INDEX_BITS) - 1)
+enum {
+    VL_TAPE_UNARY = 0,      /* one parent, partial by a unary rule */
+    VL_TAPE_BINARY = 1,     /* two parents, partials by a binary rule */
+    VL_TAPE_EXPLICIT = 2,   /* partials in the slots that follow */
+    VL_TAPE_FLOAT = 3       /* one parent, its stored partial a float in
+                               parent1 (tape indices stay below
+                               VL_TAPE_INDEX_MASK - 4, so that this class
+                               never reads as VL_TAPE_CONT or above) */
+};
+
+/* A node whose primal and partials carry other perturbations: the slot
+   is marked VL_TAPE_GENERAL and its chunk's exts[ordinal] points at
+   this record. */
+typedef struct TapeExt {
+    Value primal;
+    Value partials[2];
+    uint32_t parents[2];
+    uint32_t nparents;
+} TapeExt;
+
+/* One slot: 16 bytes.  A compact node (plain primal and partials) takes
+   one slot, and one more per stored partial (VL_RULE_EXPLICIT).  A
+   general node (parent == VL_TAPE_GENERAL) takes as many slots as the
+   compact node of the same operation would, so that a tape has the same
+   layout whatever perturbations its reals carry (vm/ad.c,
+   through_tape).  'primal' is always the plain primal (all
+   perturbations removed); in a VL_TAPE_CONT slot, a stored partial. */
+typedef struct TapeSlot {
+    double primal;
+    uint32_t parent;        /* parent 0's tape index | class << 30,
+                               VL_TAPE_NONE (a leaf), VL_TAPE_GENERAL or
+                               VL_TAPE_CONT */
+    uint32_t parent1;       /* VL_TAPE_UNARY: the rule; VL_TAPE_BINARY:
+                               parent 1's index | (rule -
+                               VL_RULE_BINARY_FIRST) << 30; VL_TAPE_EXPLICIT: parent 1's index or
+                               VL_TAPE_NONE */
+} TapeSlot;
+
+/* The slots allocated for a chunk of capacity cap: two spare ones after
+   them for the partials of a node that starts in the last. */
+#define VL_TAPE_CHUNK_SLOTS(cap) ((cap) + 2)
+
+typedef struct TapeChunk {
+    struct TapeChunk *prev; /* the chunk holding the preceding nodes */
+    TapeExt **exts;         /* general nodes by ordinal, NULL while none */
+    TapeSlot *slots;        /* pointer-free memory */
+    int64_t tag;            /* the *j invocation this tape belongs to */
+    int64_t compact_tag;    /* tag while every slot of this chunk is a
+                               compact node's, else 0 (no invocation's):
+                               the fast paths' one test (vm/adfast.h) */
+    uint32_t base;          /* tape index of slots[0] */
+    uint32_t prev_n;        /* nodes of prev that precede slots[0] */
+    uint32_t used, cap;     /* fill mark, capacity */
+    uint32_t conts;         /* VL_TAPE_CONT slots in slots[0 .. used) */
+    uint32_t conts_before;  /* and on the tape before slots[0] */
+    int general;            /* a general node is in this chunk or before */
+    int managed;            /* slots from vl_gc_alloc_managed, not yet
+                               handed to the collector (vl_ad_release_tape) */
+} TapeChunk;
+
+/* The plain primal of a VT_TAPE value. */
+static inline double vl_tape_primal(Value v)
+{
+    const TapeSlot *t =
+        &((const TapeChunk *)v.as.obj)->slots[v.aux & VL_AUX_BITS];
+    /* a checkpoint may hold a value naming a partial's slot (the end of
+       a suspended tape, vm/cont.c): its primal is 0 */
+    return VL_LIKELY(t->parent != VL_TAPE_CONT) ? t->primal : 0;
+}
+
+/* ===== Operations on any value that look inside objects (vm/object.c) ===== */
+
+/* equal? on constants in patterns: reals by primal value, booleans, the
+   empty list, pairs structurally (iterative along cdrs). */
+VL_INTERNAL int vl_value_equal(Value a, Value b);
+
+/* The primal double of a real (plain, dual or tape node). */
+VL_INTERNAL double vl_value_primal(Value v);
+
+/* The tuple (cons* args[0] ... args[n-1]) of n >= 1 values. */
+VL_INTERNAL Value vl_value_tuple(const Value *args, int n);
+
+/* The list (a b). */
+VL_INTERNAL Value vl_value_list2(Value a, Value b);
+
+/* A short name of the kind of 'v' for messages ("real", "pair", ...). */
+VL_INTERNAL const char *vl_value_kind(Value v);
 
 #endif

@@ -20,8 +20,7 @@
 #include <unistd.h>
 #include "parser/cnum.h"
 #include "vm/ad.h"
-#include "vm/cont.h"
-#include "vm/compile.h"
+#include "vm/adfast.h"
 #include "vm/cpj.h"
 #include "vm/except.h"
 #include "vm/print.h"
@@ -116,26 +115,21 @@ int vl_prims_compare(VladState *S, int id, Value a, Value b)
     int ok = 1;
     while (IS_PAIR(b)) {
         double y = real_arg(S, who, AS_PAIR(b)->car);
-        ok = ok && vl_prims_compare2(id, x, y);
+        ok = ok && vl_inline_compare2(id, x, y);
         x = y;
         b = AS_PAIR(b)->cdr;
     }
     double y = real_arg(S, who, b);     /* checked whatever 'ok' is */
-    return ok && vl_prims_compare2(id, x, y);
+    return ok && vl_inline_compare2(id, x, y);
 }
 
 int vl_prims_compare_two(VladState *S, int id, Value a, Value b)
 {
     const char *who = inline_names[id];
     double x = real_arg(S, who, a);
-    return vl_prims_compare2(id, x, real_arg(S, who, b));
+    return vl_inline_compare2(id, x, real_arg(S, who, b));
 }
 
-double (*const vl_prims_math1[])(double) = {
-#define VL_MATH1_PTR_(ID, NAME, FN, D) FN,
-    VL_MATH1(VL_MATH1_PTR_)
-#undef VL_MATH1_PTR_
-};
 
 int vl_prims_predicate(VladState *S, int id, Value a)
 {
@@ -152,7 +146,7 @@ Value vl_prims_unary(VladState *S, int id, Value a)
 {
     if (VL_IS_MATH1(id)) {
         if (IS_NUM(a))
-            return vl_num_marked(vl_prims_math1_at(id, a.as.num), a.aux);
+            return vl_num_marked(vl_inline_math1(id, a.as.num), a.aux);
         return vl_ad_unary(S, id, real_value(S, inline_names[id], a));
     }
     if (id == IN_CAR || id == IN_CDR) {
@@ -161,15 +155,6 @@ Value vl_prims_unary(VladState *S, int id, Value a)
         return id == IN_CAR ? AS_PAIR(a)->car : AS_PAIR(a)->cdr;
     }
     return vl_bool(vl_prims_predicate(S, id, a));
-}
-
-/* PRIM2, JPRIM1 and CMP keep the id in 5 bits of Instr.x (vm/object.h) */
-_Static_assert(IN_GE < 32, "binary inline ids must stay below 32");
-_Static_assert(IN__COUNT <= 64, "the shadow mask has 64 bits");
-
-int vl_prims_inline_arity(int id)
-{
-    return id <= IN_GE ? 2 : 1;  /* vm/math2.h's rows, then comparisons */
 }
 
 /* ===== Primitive procedures ===== */
@@ -609,22 +594,10 @@ static const PrimInfo prim_table[] = {
 
 void vl_prims_install(VladState *S)
 {
-    vl_prims_install_table(S, prim_table,
+    vl_state_install_prims(S, prim_table,
                            sizeof prim_table / sizeof prim_table[0]);
 }
 
-void vl_prims_install_table(VladState *S, const PrimInfo *table, size_t n)
-{
-    for (size_t k = 0; k < n; k++) {
-        const PrimInfo *pi = &table[k];
-        Global *g = vl_state_prelude_cell(S,
-                                          vl_symbol_intern_c(S->syms, pi->name));
-        g->value = vl_obj(VT_PRIM, pi);
-        g->inline_id = pi->inline_id;
-        if (pi->inline_id >= 0)
-            S->inline_values[pi->inline_id] = g->value;
-    }
-}
 
 void vl_prims_note_prelude_define(VladState *S, Global *g)
 {

@@ -17,9 +17,6 @@
    value of every inline id. */
 VL_INTERNAL void vl_prims_install(VladState *S);
 
-/* Bind the n primitives of 'table' in the prelude environment. */
-VL_INTERNAL void vl_prims_install_table(VladState *S, const PrimInfo *table,
-                                        size_t n);
 
 /* Called after the prelude defines 'g': car and cdr become inlinable. */
 VL_INTERNAL void vl_prims_note_prelude_define(VladState *S, Global *g);
@@ -28,7 +25,6 @@ VL_INTERNAL void vl_prims_note_prelude_define(VladState *S, Global *g);
 VL_INTERNAL void vl_prims_bind_inline_cells(VladState *S);
 
 /* Number of arguments an inline id takes (1 or 2). */
-VL_INTERNAL int vl_prims_inline_arity(int id);
 
 /* The primitive procedures + - * / and the comparisons, given their
    tuple (a . b): b is a real, or the rest of a variadic call (a b c) =
@@ -52,41 +48,8 @@ static inline int vl_prims_one_operand(const PrimInfo *pi)
 VL_INTERNAL int vl_prims_compare(VladState *S, int id, Value a, Value b);
 /* General paths of the inline operations: exactly two operands. */
 VL_INTERNAL int vl_prims_compare_two(VladState *S, int id, Value a, Value b);
-/* The comparison that gives the same answer with the operands swapped:
-   (< a b) is (> b a). */
-static inline int vl_prims_swap_cmp(int id)
-{
-    switch (id) {
-    case IN_LT: return IN_GT;
-    case IN_GT: return IN_LT;
-    case IN_LE: return IN_GE;
-    case IN_GE: return IN_LE;
-    default: return id;
-    }
-}
-/* A comparison InlineId (IN_EQ .. IN_GE) on two plain doubles. */
-static inline int vl_prims_compare2(int id, double a, double b)
-{
-    switch (id) {
-    case IN_EQ: return a == b;
-    case IN_LT: return a < b;
-    case IN_GT: return a > b;
-    case IN_LE: return a <= b;
-    default: return a >= b;
-    }
-}
 VL_INTERNAL Value vl_prims_unary(VladState *S, int id, Value a);
 VL_INTERNAL Value vl_prims_binary(VladState *S, int id, Value a, Value b);
 VL_INTERNAL int vl_prims_predicate(VladState *S, int id, Value a);
-
-/* The value of unary math function 'id' (VL_IS_MATH1) on a double: sqrt
-   inline (one instruction), the others through a table indexed by id -
-   IN_MATH1_FIRST (vm/math1.h's vl_math1_value folds a constant one). */
-extern VL_INTERNAL double (*const vl_prims_math1[])(double);
-
-static inline double vl_prims_math1_at(int id, double x)
-{
-    return id == IN_SQRT ? sqrt(x) : vl_prims_math1[id - IN_MATH1_FIRST](x);
-}
 
 #endif

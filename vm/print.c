@@ -18,38 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "parser/cnum.h"
-#include "vm/cont.h"
+#include "vm/contseg.h"
 #include "vm/except.h"
-#include "vm/prims.h"
-
-void vl_buf_init(StrBuf *b)
-{
-    b->cap = 64;
-    b->len = 0;
-    b->data = vl_gc_alloc_atomic(b->cap);
-    b->data[0] = '\0';
-}
-
-void vl_buf_add(StrBuf *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        size_t c = b->cap * 2;
-        while (c < b->len + n + 1)
-            c *= 2;
-        char *d = vl_gc_alloc_atomic(c);
-        memcpy(d, b->data, b->len);
-        b->data = d;
-        b->cap = c;
-    }
-    memcpy(b->data + b->len, s, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-}
-
-void vl_buf_adds(StrBuf *b, const char *s)
-{
-    vl_buf_add(b, s, strlen(s));
-}
 
 void vl_print_number(StrBuf *b, double x)
 {

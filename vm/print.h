@@ -13,16 +13,7 @@
 
 #include <stddef.h>
 #include "vm/state.h"
-
-/* A growable byte buffer in GC memory. */
-typedef struct StrBuf {
-    char *data;
-    size_t len, cap;
-} StrBuf;
-
-VL_INTERNAL void vl_buf_init(StrBuf *b);
-VL_INTERNAL void vl_buf_add(StrBuf *b, const char *s, size_t n);
-VL_INTERNAL void vl_buf_adds(StrBuf *b, const char *s);
+#include "vm/strbuf.h"
 
 /* Append the shortest round-trip text of 'x'. */
 VL_INTERNAL void vl_print_number(StrBuf *b, double x);

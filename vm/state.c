@@ -150,3 +150,16 @@ void vl_state_write(VladState *S, const char *text, size_t len)
     memcpy(S->out + S->nout, text, len);
     S->nout += len;
 }
+
+void vl_state_install_prims(VladState *S, const PrimInfo *table, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        const PrimInfo *pi = &table[k];
+        Global *g = vl_state_prelude_cell(S,
+                                          vl_symbol_intern_c(S->syms, pi->name));
+        g->value = vl_obj(VT_PRIM, pi);
+        g->inline_id = pi->inline_id;
+        if (pi->inline_id >= 0)
+            S->inline_values[pi->inline_id] = g->value;
+    }
+}

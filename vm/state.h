@@ -33,8 +33,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stddef.h>
-#include "vm/math1.h"
-#include "vm/math2.h"
+#include "vm/inline.h"
 #include "vm/object.h"
 #include "parser/cstack.h"
 #include "include/vlad.h"
@@ -46,9 +45,28 @@ typedef struct Limit {
     size_t frame;           /* stack index of the delimiter frame's base;
                                SIZE_MAX for the top-level limit */
     int deferred;           /* an advance of checkpoint-*j postponed while
-                               a *j runs (vl_cont_defer): its deadline is
+                               a *j runs (vl_delim_defer): its deadline is
                                "never" until that *j ends */
 } Limit;
+
+/* One active invocation of j* or *j (an entry of S->ad). */
+typedef struct AdFrame {
+    int64_t tag;
+    int reverse;            /* *j */
+    size_t frame;           /* stack index of its delimiter frame */
+    TapeChunk *chunk;       /* *j: its tape is (chunk, n) */
+    uint32_t n;
+    uint64_t escapes;       /* S->escapes when it began; UINT64_MAX when
+                               it was reinstalled from a checkpoint */
+} AdFrame;
+
+/* One running segment (an entry of S->seg). */
+typedef struct CpjSeg {
+    size_t frame;           /* stack index of the segment frame */
+    int64_t anchor;         /* position of a step = steps now - anchor */
+    int replay;             /* 0: the first run, recording */
+    Value log;              /* replay: the finished log (VT_RAW) */
+} CpjSeg;
 
 /* A protected call in progress (vm/except.c). */
 typedef struct Protect {
@@ -56,29 +74,28 @@ typedef struct Protect {
     struct Protect *prev;
 } Protect;
 
-/* Inline primitives: the ids shared by Global.inline_id, PrimInfo.inline_id,
-   the shadow mask (64 bits), Instr.x of PRIM2/JPRIM1/CMP (below 32) and
-   Instr.c of PRIM1. */
-typedef enum InlineId {
-#define VL_MATH2_ID_(ID, NAME, FORM, U, V, T, DA, DB, TAPE) IN_##ID,
-    VL_MATH2(VL_MATH2_ID_)      /* the binary operations, vm/math2.h */
-#undef VL_MATH2_ID_
-    IN_EQ, IN_LT, IN_GT, IN_LE, IN_GE,
-    IN_ZEROP, IN_POSITIVEP, IN_NEGATIVEP, IN_NULLP, IN_PAIRP,
-#define VL_MATH1_ID_(ID, NAME, FN, D) IN_##ID,
-    VL_MATH1(VL_MATH1_ID_)      /* the unary math functions, vm/math1.h */
-#undef VL_MATH1_ID_
-    IN_CAR, IN_CDR,
-    IN__COUNT,
-    IN_MATH2_LAST = IN_EQ - 1,
-    IN_MATH1_FIRST = IN_SQRT,
-    IN_MATH1_LAST = IN_CAR - 1
-} InlineId;
+/* Indices of S->control[]. */
+enum {
+    CTL_ENTRY,          /* bottom frame of vl_vm_apply: CALL then HALT */
+    CTL_CHECKPOINT,     /* (checkpoint f x k) */
+    CTL_PRIMOPS,        /* (primops f x) */
+    CTL_RESUME,         /* (resume u) */
+    CTL_JSTAR,          /* (j* f x x') */
+    CTL_STARJ,          /* (*j f x y`) */
+    CTL_SEG_FIRST,      /* checkpoint-*j: the first, measuring run */
+    CTL_SEG_RUN,        /* checkpoint-*j: resume a state to the end */
+    CTL_SEG_ADV,        /* checkpoint-*j: advance a state by m steps */
+    CTL_ADVANCE,        /* the delimiter of an advance */
+    CTL_STARJ_ACTIVE,   /* (%cpj-*j f s y`): *j differentiating only the
+                           reals of s marked active (vm/value.h) */
+    CTL_UNDERFLOW       /* stands for frames of a resumed checkpoint not
+                           copied back yet (vm/contseg.h) */
+};
 
-/* Whether inline id 'id' is a binary operation (vm/math2.h: they are the
-   first ids, the rows' numbers) or a unary math function (vm/math1.h). */
-#define VL_IS_MATH2(id) ((unsigned)(id) <= IN_MATH2_LAST)
-#define VL_IS_MATH1(id) ((id) >= IN_MATH1_FIRST && (id) <= IN_MATH1_LAST)
+/* Index of the CALL instruction in the checkpoint prototype (its result
+   register receives the checkpoint when the limit fires; the instruction
+   after CKPT_END returns it). */
+#define CTL_CKPT_CALL 3
 
 struct VladState {
     VlSymtab *syms;                 /* interned names */
@@ -98,16 +115,20 @@ struct VladState {
 
     int64_t steps;                  /* steps taken (valid outside the VM) */
     int64_t fuel_anchor;            /* see header comment */
-    Limit *limits;                  /* active limits, innermost last */
-    size_t nlimits, limits_cap;
     int64_t step_limit;             /* per top-level evaluation; 0: none */
     volatile sig_atomic_t interrupt;/* set asynchronously by vlad_interrupt */
 
-    Proto *control[16];             /* prototypes of control primitives */
+    Proto *control[16];             /* prototypes of control primitives,
+                                       by CTL_ index (built by vm/vm.c) */
     Value resume_value;             /* the resume primitive (a closure) */
 
-    struct AdFrame *ad;             /* active j* / *j invocations */
+    /* the delimiters' side stacks (vm/delim.h), innermost last */
+    Limit *limits;                  /* active step limits */
+    size_t nlimits, limits_cap;
+    AdFrame *ad;                    /* active j* / *j invocations */
     size_t nad, ad_cap;
+    CpjSeg *seg;                    /* running checkpoint-*j segments */
+    size_t nseg, seg_cap;
     int64_t next_tag;               /* tags given to j* / *j so far */
     struct PlainDual *dual_next;    /* bump allocation of plain duals */
     size_t dual_left;
@@ -198,5 +219,10 @@ VL_INTERNAL Global *vl_state_prelude_cell(VladState *S, Symbol *name);
    is handed over on its own. */
 VL_INTERNAL void vl_state_write(VladState *S, const char *text, size_t len);
 VL_INTERNAL void vl_state_flush(VladState *S);
+
+/* Bind the n primitives of 'table' in the prelude environment. */
+VL_INTERNAL void vl_state_install_prims(VladState *S,
+                                        const PrimInfo *table,
+                                        size_t n);
 
 #endif

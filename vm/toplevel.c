@@ -33,6 +33,7 @@
 #include "vm/compile.h"
 #include "vm/cont.h"
 #include "vm/cpj.h"
+#include "vm/delim.h"
 #include "vm/except.h"
 #include "vm/prims.h"
 #include "vm/print.h"
@@ -271,8 +272,7 @@ static void report_diags(VladState *S, VlReadStatus st, VlDiag *d)
 static Value run_apply(VladState *S, Value fn, Value arg, int counted,
                        int limited)
 {
-    S->nlimits = 0;
-    S->nad = 0;
+    vl_delim_reset(S);
     vl_cpj_reset(S);
     S->stack_top = 0;
     S->interrupted = NIL_VAL;
@@ -282,12 +282,12 @@ static Value run_apply(VladState *S, Value fn, Value arg, int counted,
     if (!counted)
         S->steps--;
     if (S->step_limit > 0 && limited)
-        vl_cont_push_limit(S, start + S->step_limit, SIZE_MAX);
-    S->fuel_anchor = vl_cont_anchor(S, S->steps);
+        vl_delim_push_limit(S, start + S->step_limit, SIZE_MAX);
+    S->fuel_anchor = vl_delim_anchor(S, S->steps);
     double t0 = now_seconds();
     Value v = vl_vm_apply(S, fn, arg);
     S->last_seconds += now_seconds() - t0;
-    S->nlimits = 0;
+    vl_delim_reset(S);
     return v;
 }
 
@@ -516,8 +516,7 @@ static VladStatus run_protected(VladState *S,
     VladStatus st = vl_except_protect(S, job, ud);
     vl_gc_limit_leave(&S->heap_limit_rec);
     S->vm_running = 0;
-    S->nlimits = 0;
-    S->nad = 0;
+    vl_delim_reset(S);
     vl_cpj_reset(S);
     S->stack_top = 0;
     /* the steps of the call, also when it failed (S->steps is kept up

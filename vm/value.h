@@ -194,22 +194,6 @@ static inline Value vl_raw(int64_t i)
     return v;
 }
 
-/* equal? on constants in patterns: reals by primal value, booleans, the
-   empty list, pairs structurally (iterative along cdrs). */
-VL_INTERNAL int vl_value_equal(Value a, Value b);
-
-/* The primal double of a real (plain, dual or tape node). */
-VL_INTERNAL double vl_value_primal(Value v);
-
-/* The tuple (cons* args[0] ... args[n-1]) of n >= 1 values. */
-VL_INTERNAL Value vl_value_tuple(const Value *args, int n);
-
-/* The list (a b). */
-VL_INTERNAL Value vl_value_list2(Value a, Value b);
-
-/* A short name of the kind of 'v' for messages ("real", "pair", ...). */
-VL_INTERNAL const char *vl_value_kind(Value v);
-
 #define NIL_VAL ((Value){VT_NIL, 0, {.i = 0}})
 #define UNDEF_VAL ((Value){VT_UNDEF, 0, {.i = 0}})
 #define TRUE_VAL ((Value){VT_BOOL, 0, {.boolean = 1}})

@@ -42,6 +42,7 @@
 #include "vm/adfast.h"
 #include "vm/cpj.h"
 #include "vm/cont.h"
+#include "vm/delim.h"
 #include "vm/except.h"
 #include "vm/prims.h"
 #include "vm/compile.h"
@@ -210,7 +211,7 @@ static VL_NOINLINE int compare_primals(int id, Value a, Value b)
 {
     double x, y;
     if (vl_ad_plain_primal(a, &x) && vl_ad_plain_primal(b, &y))
-        return vl_prims_compare2(id, x, y);
+        return vl_inline_compare2(id, x, y);
     return -1;
 }
 
@@ -228,7 +229,7 @@ static void swap_operands(Value *a, Value *b)
 static void unswap(int *id, Value *a, Value *b)
 {
     swap_operands(a, b);
-    *id = vl_prims_swap_cmp(*id);
+    *id = vl_inline_swap_cmp(*id);
 }
 
 /* The general path of inline arithmetic, out of line (the dispatch
@@ -510,14 +511,14 @@ next:
             goto inline_call1_block;
         }
         if (VL_LIKELY(va.tag == VT_NUM && VL_IS_MATH1(inline_id))) {
-            R(i->a) = vl_num_marked(vl_prims_math1_at(inline_id, va.as.num),
+            R(i->a) = vl_num_marked(vl_inline_math1(inline_id, va.as.num),
                                     va.aux);
             VM_NEXT();
         }
         if (VL_IS_MATH1(inline_id)) {
             double x;
             if (PRIMAL_ONLY(i) && vl_ad_plain_primal(va, &x)) {
-                R(i->a) = vl_num_marked(vl_prims_math1_at(inline_id, x),
+                R(i->a) = vl_num_marked(vl_inline_math1(inline_id, x),
                                         va.aux & VL_ACTIVE);
                 VM_NEXT();
             }
@@ -582,17 +583,17 @@ next:
         int64_t deadline = kd >= 4611686018427387904.0
                            ? INT64_MAX / 2 : now + (int64_t)kd;
         R(i->a) = vl_raw(deadline);
-        vl_cont_push_limit(S, deadline, (size_t)(base - S->stack));
-        S->fuel_anchor = vl_cont_anchor(S, now);
+        vl_delim_push_limit(S, deadline, (size_t)(base - S->stack));
+        S->fuel_anchor = vl_delim_anchor(S, now);
         fuel = S->fuel_anchor - now;
         VM_NEXT();
     }
     VM_CASE(CKPT_END) {
         int64_t now = S->fuel_anchor - fuel;
         SAVE();
-        vl_cont_pop_limit(S);
+        vl_delim_pop_limit(S);
         R(i->a) = vl_cont_finished(S, R(i->a));
-        S->fuel_anchor = vl_cont_anchor(S, now);
+        S->fuel_anchor = vl_delim_anchor(S, now);
         fuel = S->fuel_anchor - now;
         VM_NEXT();
     }
@@ -622,7 +623,7 @@ next:
         }
         int64_t now = S->fuel_anchor - fuel;
         fb = vl_cont_reinstall(S, k, &base, ip, i->a, now);
-        S->fuel_anchor = vl_cont_anchor(S, now);
+        S->fuel_anchor = vl_delim_anchor(S, now);
         fuel = S->fuel_anchor - now;
         nargs = 1;
         goto enter;
@@ -639,13 +640,13 @@ next:
         int64_t anchor = now + i->c
                          - (int64_t)vl_value_primal(R(i->a - 2));
         R(i->a) = vl_raw(anchor);
-        vl_cpj_push(S, (size_t)(base - S->stack), anchor, !i->x,
+        vl_delim_push_seg(S, (size_t)(base - S->stack), anchor, !i->x,
                     R(i->a - 1));
         VM_NEXT();
     }
     VM_CASE(SEG_END) {
         SAVE();
-        vl_cpj_pop_from(S, (size_t)(base - S->stack));
+        vl_delim_pop_segs(S, (size_t)(base - S->stack));
         if (i->x == 2 && IS_CKPT(R(i->a)))      /* ADV: where it stopped */
             AS_CKPT(R(i->a))->position = S->fuel_anchor - fuel
                                          - R(i->b).as.i;
@@ -654,7 +655,7 @@ next:
             VladCpjStats *st = &S->cpj->stats;
             st->calls++;
             st->primal_steps += n;
-            if (S->cpj->nseg == 0) {
+            if (S->nseg == 0) {
                 S->cpj->progress_done = 0;
                 S->cpj->progress_total = n;
             }
@@ -671,12 +672,12 @@ next:
         int64_t tag = ++S->next_tag;
         R(i->a + 3) = vl_ad_bundle(S, tag, R(i->b), R(i->b + 1));
         R(i->a) = vl_raw(tag);
-        vl_ad_push(S, tag, 0, (size_t)(base - S->stack), NULL, 0);
+        vl_delim_push_ad(S, tag, 0, (size_t)(base - S->stack), NULL, 0);
         VM_NEXT();
     }
     VM_CASE(JSTAR_END) {
         SAVE();
-        vl_ad_pop(S);
+        vl_delim_pop_ad(S);
         R(i->a) = vl_ad_jstar_result(S, R(i->b).as.i, R(i->a));
         VM_NEXT();
     }
@@ -684,7 +685,7 @@ next:
         SAVE();
         check_procedure(S, "*j", R(0));
         int64_t tag = ++S->next_tag;
-        vl_ad_push(S, tag, 1, (size_t)(base - S->stack), NULL, 0);
+        vl_delim_push_ad(S, tag, 1, (size_t)(base - S->stack), NULL, 0);
         R(i->a + 1) = vl_ad_tapify(S, tag, R(i->b), i->c);
         R(i->a) = vl_raw(tag);
         R(i->a + 2) = UNDEF_VAL;
@@ -692,15 +693,15 @@ next:
     }
     VM_CASE(STARJ_END) {
         SAVE();
-        AdFrame top = *vl_ad_top(S);
-        vl_ad_pop(S);
+        AdFrame top = *vl_delim_top_ad(S);
+        vl_delim_pop_ad(S);
         uint64_t nodes = vl_ad_tape_nodes(top.chunk, top.n);
         if (nodes > S->peak_tape_nodes)
             S->peak_tape_nodes = nodes;
         if (S->nlimits > 0) {       /* let deferred advances fire */
             int64_t now = S->fuel_anchor - fuel;
-            vl_cont_undefer(S, now);
-            S->fuel_anchor = vl_cont_anchor(S, now);
+            vl_delim_undefer(S, now);
+            S->fuel_anchor = vl_delim_anchor(S, now);
             fuel = S->fuel_anchor - now;
         }
         R(i->a) = vl_ad_starj_result(S, R(i->b + 1).as.i, R(i->b + 2),
@@ -773,7 +774,7 @@ jcompare_slow:
         double x, y;    /* inline here (fewer instructions than the
                            call on newton's *j, callgrind) */
         int r = vl_ad_plain_primal(va, &x) && vl_ad_plain_primal(vb, &y)
-                    ? vl_prims_compare2(inline_id, x, y)
+                    ? vl_inline_compare2(inline_id, x, y)
                     : -1;
         if (VL_LIKELY(r >= 0)) {
             if (!r)
@@ -839,9 +840,9 @@ enter:
                     fired = &S->limits[l];
                     break;
                 }
-        } while (fired != NULL && vl_cont_defer(S, fired));
+        } while (fired != NULL && vl_delim_defer(S, fired));
         if (fired == NULL) {
-            S->fuel_anchor = vl_cont_anchor(S, now);
+            S->fuel_anchor = vl_delim_anchor(S, now);
             fuel = S->fuel_anchor - now;
             if (S->config.progress != NULL)
                 vl_cpj_progress_counting(S, now);
@@ -854,14 +855,14 @@ enter:
             Checkpoint *k = vl_cont_capture(S, delim, fb, nargs, now);
             /* the capture may have suspended the *j that held back an
                advance: it stops at the first step outside every *j */
-            vl_cont_undefer(S, now);
+            vl_delim_undefer(S, now);
             base = S->stack + delim;
             LOAD_CLOSURE(AS_CLOSURE(base[-1]));
             /* the delimiter's CALL is at CTL_CKPT_CALL; skip CKPT_END */
             const Instr *call = cl->proto->code + CTL_CKPT_CALL;
             R(call->a) = vl_obj(VT_CKPT, k);
             ip = call + 2;
-            S->fuel_anchor = vl_cont_anchor(S, now);
+            S->fuel_anchor = vl_delim_anchor(S, now);
             fuel = S->fuel_anchor - now;
             VM_NEXT();
         }

@@ -15,7 +15,7 @@
 #include "vm/walk.h"
 
 #include <string.h>
-#include "vm/cont.h"
+#include "vm/contseg.h"
 #include "vm/contseg.h"
 #include "vm/except.h"
 #include "vm/print.h"

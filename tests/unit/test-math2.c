@@ -102,7 +102,7 @@ int main(void)
         CHECK(row->id == r);
         CHECK(VL_IS_MATH2(row->id));
         CHECK(!VL_IS_MATH1(row->id));
-        CHECK(vl_prims_inline_arity(row->id) == 2);
+        CHECK(vl_inline_arity(row->id) == 2);
         double u = vl_math2_unit(r);
         if (!isnan(u))      /* (op u x) is x, or minus x, for any x */
             CHECK(fabs(vl_math2_value(r, u, 3.5)) == 3.5

@@ -1,21 +1,19 @@
 /*
- * vm/value.c -- operations on any value: equality, primal, kind names,
- *                building tuples and short lists
+ * vm/object.c -- operations on any value that look inside objects:
+ *                equality, primal, kind names, building tuples and short
+ *                lists
  */
 #include "config.h"
-#include "vm/value.h"
+#include "vm/object.h"
 
 #include <string.h>
-
-#include "vm/ad.h"
-#include "vm/object.h"
 
 double vl_value_primal(Value v)
 {
     /* a dual number keeps its primal first; a tape slot its plain primal
-       (vm/ad.h) */
+       (vm/object.h) */
     while (v.tag == VT_DUAL) {
-        if (v.aux & VL_AUX_BITS)        /* a PlainDual (vm/ad.h) */
+        if (v.aux & VL_AUX_BITS)        /* a PlainDual (vm/object.h) */
             return ((const PlainDual *)v.as.obj)->primal;
         v = *(const Value *)v.as.obj;
     }
