@@ -79,12 +79,14 @@ const char *vl_meta_name(int i)
 
 const char *vl_meta_arg_word(const char *name, int i, int *files)
 {
-    static const char *const strategies[] = {"binomial", "bisection",
-                                             "default", NULL};
     *files = strcmp(name, ",load") == 0;
-    if (strcmp(name, ",checkpoint") == 0 && i >= 0 && i < 3)
-        return strategies[i];
-    return NULL;
+    if (strcmp(name, ",checkpoint") != 0 || i < 0)
+        return NULL;
+    const char *strategy = vlad_checkpoint_strategy(i);
+    if (strategy != NULL)
+        return strategy;
+    /* then "default" */
+    return vlad_checkpoint_strategy(i - 1) != NULL ? "default" : NULL;
 }
 
 int vl_meta_is_command(const char *text)

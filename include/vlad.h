@@ -227,6 +227,11 @@ VLAD_API void vlad_set_step_limit(VladState *S, int64_t limit);
    status] */
 VLAD_API VladStatus vlad_set_checkpoint(VladState *S, const char *spec);
 
+/* The name of checkpoint-*j's strategy i (from 0: "bisection",
+   "binomial"), NULL past the last: what SPEC may start with, for a
+   host's completion or help.  [never fails] */
+VLAD_API const char *vlad_checkpoint_strategy(int i);
+
 /* Statistics of checkpoint-*j (totals since vlad_open; peaks are the
    largest values seen). */
 typedef struct VladCpjStats {

@@ -107,15 +107,7 @@ static void put(Out *o, const char *s, size_t n)
         return;
     if (o->max - o->len < n)
         n = o->max - o->len + 1;      /* one byte past 'max' is enough */
-    if (o->len + n >= o->cap) {
-        size_t cap = o->cap * 2;
-        while (o->len + n >= cap)
-            cap *= 2;
-        char *b = vl_gc_alloc_atomic(cap);
-        memcpy(b, o->buf, o->len);
-        o->buf = b;
-        o->cap = cap;
-    }
+    o->buf = vl_gc_reserve(o->buf, o->len, o->len + n + 1, &o->cap, 1, 1);
     memcpy(o->buf + o->len, s, n);
     o->len += n;
 }
@@ -198,10 +190,7 @@ typedef struct Stack {
 
 static void push(Stack *s, const Datum *d)
 {
-    if (s->n == s->cap) {
-        s->cap = s->cap ? s->cap * 2 : 16;
-        s->items = vl_gc_realloc(s->items, s->cap * sizeof *s->items);
-    }
+    s->items = vl_gc_grow(s->items, s->n, &s->cap, sizeof *s->items);
     s->items[s->n++] = d;
 }
 

@@ -430,7 +430,8 @@ VLAD_UNIT_TESTS = \
 	%reldir%/unit/test-heap-limit \
 	%reldir%/unit/test-gc-managed \
 	%reldir%/unit/test-math1 \
-	%reldir%/unit/test-math2
+	%reldir%/unit/test-math2 \
+	%reldir%/unit/test-cpj-interface
 
 ## Files the unit tests include (e.g. a tests/unit/check.h harness):
 ## distributed, never compiled on their own.

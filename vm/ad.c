@@ -89,7 +89,7 @@ static inline AdFrame *frame_of(VladState *S, int64_t tag)
 
 /* ===== Building reals ===== */
 
-/* Whether dual v is a PlainDual (vm/ad.h). */
+/* Whether dual v is a PlainDual (vm/object.h). */
 static int plain_dual(Value v)
 {
     return (v.aux & VL_AUX_BITS) != 0;
@@ -257,7 +257,7 @@ static void new_chunk(VladState *S, AdFrame *f)
 }
 
 /* A node of f's tape with a plain primal and plain partials, which
-   follow 'rule' (vm/ad.h). */
+   follow 'rule' (vm/tape.h). */
 static Value compact_node(VladState *S, AdFrame *f, double primal,
                           uint32_t p0, double d0, uint32_t p1, double d1,
                           int rule)
@@ -1012,7 +1012,7 @@ static Value leaf_tangent(VladState *S, Value y, Value bar, void *ud)
 }
 
 /* A checkpoint met by the walks of j*'s result that holds a j* of the
-   same tag suspended is relabeled first (vm/cont.h, "Fresh tags"). */
+   same tag suspended is relabeled first (vm/ad.h, "Fresh tags"). */
 static Value ckpt_jstar(VladState *S, Value k, void *ud)
 {
     const Checkpoint *nk = vl_ad_fresh_tags(S, AS_CKPT(k),

@@ -197,7 +197,7 @@ static inline int vl_ad_node_operand(Value v, int64_t tag, double *x,
    tape 'tag' -- the caller knows one operand is a node (a binary op of
    two plain reals never comes here): its value, and its parents with
    their partials (the present ones first, VL_TAPE_NONE after) and the
-   rule that gives the partials (vm/ad.h). */
+   rule that gives the partials (vm/tape.h). */
 typedef struct VlAdNode {
     double y;
     uint32_t p0, p1;        /* parents */
@@ -232,7 +232,7 @@ static inline int vl_ad_node_binary(int op, Value a, Value b, int64_t tag,
 
 /* Append a compact node to the innermost *j's tape f when its current
    chunk can take it in place; 0 otherwise.  Its partials d0, d1 follow
-   'rule' (vm/ad.h: stored only when it is VL_RULE_EXPLICIT).  The new
+   'rule' (vm/tape.h: stored only when it is VL_RULE_EXPLICIT).  The new
    node value carries 'mark' (0 or VL_ACTIVE) in its aux. */
 static inline int vl_ad_append(VladState *S, AdFrame *f, double y,
                                uint32_t p0, double d0, uint32_t p1,
@@ -323,7 +323,7 @@ static inline int vl_ad_put_dual(VladState *S, int64_t tag, double x,
                                  double dx, uint32_t mark, int temp,
                                  Value *out)
 {
-    /* tag is a plain dual operand's, so it fits in aux (vm/ad.h) */
+    /* tag is a plain dual operand's, so it fits in aux (vm/object.h) */
     PlainDual *p;
     if (temp) {
         p = (PlainDual *)S->temp_duals

@@ -43,7 +43,7 @@ struct VlSweep {
 
 /* The class of a chunk of n slots: segments of 2^cls + 2 doubles, the
    least that holds n (chunks have 2^k + 2 slots, the last two for the
-   partials of a node that starts at 2^k - 1, vm/ad.h), so that a segment
+   partials of a node that starts at 2^k - 1, vm/object.h), so that a segment
    fits every chunk of its class and a short chunk takes a short one. */
 static unsigned class_of(uint32_t n)
 {

@@ -261,6 +261,11 @@ void vlad_set_step_limit(VladState *S, int64_t limit)
         S->step_limit = limit > 0 ? limit : 0;
 }
 
+const char *vlad_checkpoint_strategy(int i)
+{
+    return vl_cpj_strategy_name(i);
+}
+
 VladStatus vlad_set_checkpoint(VladState *S, const char *spec)
 {
     VladStatus st = enter(S, NULL);

@@ -82,16 +82,10 @@ typedef struct FuncState {
 static void *grow(void *p, uint32_t *cap, uint32_t need, size_t elem,
                   int atomic)
 {
-    if (need <= *cap)
-        return p;
-    uint32_t n = *cap ? *cap * 2 : 16;
-    while (n < need)
-        n *= 2;
-    void *q = atomic ? vl_gc_alloc_atomic(n * elem) : vl_gc_alloc(n * elem);
-    if (p != NULL)
-        memcpy(q, p, *cap * elem);
-    *cap = n;
-    return q;
+    size_t c = *cap;
+    p = vl_gc_reserve(p, c, need, &c, elem, atomic);
+    *cap = (uint32_t)c;
+    return p;
 }
 
 /* ===== Emitting ===== */

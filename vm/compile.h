@@ -17,7 +17,7 @@
 /* Compile one top-level form into the prototype of a thunk; running it
    defines the global or returns the expression's value.  'prelude' selects
    the prelude environment.  Raises VLAD_ERR_SYNTAX-class errors through
-   vl_except_raise (e.g. a function too large for the instruction format). */
+   vl_except_at (e.g. a function too large for the instruction format). */
 VL_INTERNAL Proto *vl_compile_toplevel(VladState *S, const TopForm *form,
                                        int prelude);
 

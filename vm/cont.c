@@ -349,12 +349,7 @@ Value *vl_cont_reinstall(VladState *S, const Checkpoint *k, Value **base,
     size_t n = 0, cap = 16;
     const ContSeg *s = k->seq;
     for (; s != NULL && s->hooks; s = s->below) {
-        if (n == cap) {
-            const ContSeg **more = vl_gc_alloc(2 * cap * sizeof *more);
-            memcpy(more, spine, n * sizeof *more);
-            spine = more;
-            cap *= 2;
-        }
+        spine = vl_gc_grow(spine, n, &cap, sizeof *spine);
         spine[n++] = s;
     }
     /* bottom-up: each stretch of plain frames becomes an underflow frame,

@@ -123,12 +123,7 @@ void vl_seg_each_frame(const ContSeg *seq,
                     return;
             continue;
         }
-        if (n + 3 > cap) {
-            Pending *ns = vl_gc_alloc(2 * cap * sizeof *ns);
-            memcpy(ns, st, n * sizeof *ns);
-            st = ns;
-            cap *= 2;
-        }
+        st = vl_gc_reserve(st, n, n + 3, &cap, sizeof *st, 0);
         /* top first: ref, then the range, then below */
         if (s->below != NULL)
             st[n++] = (Pending){s->below, 0};

@@ -35,6 +35,24 @@
 
 /* ===== Strategies ===== */
 
+/* The strategies by name, the one list of them (vlad_checkpoint_strategy
+   gives the names to the REPL's completion): whether they take slots=S
+   (every one takes base=N). */
+static const struct {
+    const char *name;
+    CpjKind kind;
+    int slots;
+} strategies[] = {
+    {"bisection", CPJ_BISECTION, 0},
+    {"binomial", CPJ_BINOMIAL, 1},
+};
+#define NSTRATEGIES (sizeof strategies / sizeof strategies[0])
+
+const char *vl_cpj_strategy_name(int i)
+{
+    return i >= 0 && (size_t)i < NSTRATEGIES ? strategies[i].name : NULL;
+}
+
 CpjStrategy vl_cpj_default(void)
 {
     CpjStrategy s = {CPJ_BINOMIAL, 0, DEFAULT_BASE};
@@ -65,15 +83,18 @@ int vl_cpj_parse(const char *spec, CpjStrategy *out, char *err,
     CpjStrategy s = vl_cpj_default();
     const char *p = spec, *comma = strchr(p, ',');
     size_t len = comma ? (size_t)(comma - p) : strlen(p);
-    if (len == 9 && strncasecmp(p, "bisection", 9) == 0)
-        s.kind = CPJ_BISECTION;
-    else if (len == 8 && strncasecmp(p, "binomial", 8) == 0)
-        s.kind = CPJ_BINOMIAL;
-    else {
+    size_t which = 0;
+    while (which < NSTRATEGIES
+           && !(strlen(strategies[which].name) == len
+                && strncasecmp(p, strategies[which].name, len) == 0))
+        which++;
+    if (which == NSTRATEGIES) {
         snprintf(err, errlen, "unknown checkpoint strategy '%.*s' in '%s' "
-                 "(expected bisection or binomial)", (int)len, p, spec);
+                 "(expected %s or %s)", (int)len, p, spec,
+                 strategies[0].name, strategies[1].name);
         return 0;
     }
+    s.kind = strategies[which].kind;
     while (comma != NULL) {
         p = comma + 1;
         comma = strchr(p, ',');
@@ -90,7 +111,7 @@ int vl_cpj_parse(const char *spec, CpjStrategy *out, char *err,
             }
             s.base = v;
         } else if (klen == 5 && strncasecmp(p, "slots", 5) == 0
-                   && s.kind == CPJ_BINOMIAL) {
+                   && strategies[which].slots) {
             if (!ok || v < 1) {
                 snprintf(err, errlen, "checkpoint strategy '%s': slots "
                          "must be a whole number >= 1", spec);
@@ -100,8 +121,8 @@ int vl_cpj_parse(const char *spec, CpjStrategy *out, char *err,
         } else {
             snprintf(err, errlen, "checkpoint strategy '%s': unknown "
                      "option '%.*s' (%s)", spec, (int)klen, p,
-                     s.kind == CPJ_BINOMIAL ? "expected slots=S or base=N"
-                                            : "expected base=N");
+                     strategies[which].slots ? "expected slots=S or base=N"
+                                             : "expected base=N");
             return 0;
         }
     }

@@ -41,6 +41,9 @@ typedef struct Cpj {
     VladCpjStats stats;
 } Cpj;
 
+/* The name of strategy i (0, 1, ...), NULL past the last. */
+VL_INTERNAL const char *vl_cpj_strategy_name(int i);
+
 /* Parse SPEC ("bisection", "binomial,slots=8,base=500", ...).  Returns 0
    and a message in 'err' when it is malformed. */
 VL_INTERNAL int vl_cpj_parse(const char *spec, CpjStrategy *out, char *err,

@@ -165,13 +165,7 @@ typedef struct Frames {
 
 static void add_frame(Frames *fs, const Proto *p, const Instr *ip)
 {
-    if (fs->n == fs->cap) {
-        FrameRef *nf = vl_gc_alloc(fs->cap * 2 * sizeof *nf);   /* holds
-                                                                    pointers */
-        memcpy(nf, fs->fr, fs->n * sizeof *nf);
-        fs->fr = nf;
-        fs->cap *= 2;
-    }
+    fs->fr = vl_gc_grow(fs->fr, fs->n, &fs->cap, sizeof *fs->fr);
     fs->fr[fs->n++] = (FrameRef){p, ip};
 }
 

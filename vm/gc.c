@@ -385,16 +385,25 @@ void vl_gc_unmanage(size_t size)
     adjust_non_gc(-(ptrdiff_t)size);
 }
 
-void *vl_gc_grow(void *items, size_t n, size_t *cap, size_t size)
+void *vl_gc_reserve(void *items, size_t n, size_t need, size_t *cap,
+                    size_t size, int atomic)
 {
-    if (n < *cap)
+    if (need <= *cap)
         return items;
-    size_t ncap = *cap ? *cap * 2 : 8;
-    void *a = vl_gc_alloc(ncap * size);
+    size_t ncap = *cap ? *cap : 8;
+    while (ncap < need)
+        ncap *= 2;
+    void *a = atomic ? vl_gc_alloc_atomic(ncap * size)
+                     : vl_gc_alloc(ncap * size);
     if (n)
         memcpy(a, items, n * size);
     *cap = ncap;
     return a;
+}
+
+void *vl_gc_grow(void *items, size_t n, size_t *cap, size_t size)
+{
+    return vl_gc_reserve(items, n, n + 1, cap, size, 0);
 }
 
 void *vl_gc_realloc(void *p, size_t size)

@@ -74,9 +74,14 @@ VL_INTERNAL void vl_gc_free_managed(void *p, size_t size);
    instead of freeing it. */
 VL_INTERNAL void vl_gc_unmanage(size_t size);
 
-/* A growable array of n items of 'size' bytes with room for *cap: the
-   array itself while n < *cap, else a copy with twice the room (scanned
-   memory; *cap updated). */
+/* The one way arrays grow.  'items' holds n items of 'size' bytes and
+   has room for *cap (it may be a local array, which is then left alone):
+   it is returned while need <= *cap, else a copy of its n items with
+   room for *cap doubled (8 from 0) until need fits, *cap updated;
+   scanned memory, or pointer-free when 'atomic'. */
+VL_INTERNAL void *vl_gc_reserve(void *items, size_t n, size_t need,
+                                size_t *cap, size_t size, int atomic);
+/* Room for one more: vl_gc_reserve(items, n, n + 1, cap, size, 0). */
 VL_INTERNAL void *vl_gc_grow(void *items, size_t n, size_t *cap,
                              size_t size);
 

@@ -15,7 +15,7 @@
  *     vl_inline_math1 in vm/prims.h);
  *   - forward and reverse mode on plain reals (vm/adfast.h,
  *     vl_ad_partial1): argument and value are doubles (VLM_PLAIN_*);
- *   - the tape's rule codes and the sweep (vm/ad.h, vl_tape_rule1 and
+ *   - the tape's rule codes and the sweep (vm/tape.h, vl_tape_rule1 and
  *     vl_tape_decode): the argument is the parent's primal, read only by
  *     the rules that use it;
  *   - the general path, for arguments that carry other perturbations
@@ -77,7 +77,7 @@ static inline double vl_math1_value(int row, double x)
     }
 }
 
-/* The plain reading of the operations, on doubles (vm/ad.h's sweep and
+/* The plain reading of the operations, on doubles (vm/tape.h's sweep and
    vm/adfast.h's fast paths define VLM_K ... VLM_FN as these by including
    vm/mathplain.h; vm/math2.h adds VLM_PLAIN_FN2). */
 #define VLM_PLAIN_K(c) (c)

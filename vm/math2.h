@@ -20,7 +20,7 @@
  *     vl_ad_plain2 in vm/ad.c);
  *   - forward and reverse mode on plain reals (vm/adfast.h,
  *     vl_ad_partials2): arguments and value are doubles;
- *   - the tape's rule codes and the sweep (vm/ad.h, vl_tape_rule2 and
+ *   - the tape's rule codes and the sweep (vm/tape.h, vl_tape_rule2 and
  *     vl_tape_decode), for the rows whose partials a node does not store
  *     (VLM_TAPED: the sweep computes them again from the parents'
  *     primals; 2 bits of the node say which row, so at most 4 such rows);

@@ -1,6 +1,6 @@
 /*
  * vm/mathplain.h -- begins a reading of the derivatives of vm/math1.h and
- * vm/math2.h on doubles (vm/ad.h's sweep, vm/adfast.h's fast paths):
+ * vm/math2.h on doubles (vm/tape.h's sweep, vm/adfast.h's fast paths):
  * defines the operations as the plain ones; the reader defines the
  * arguments (VLM_ARG, or VLM_A and VLM_B), the value VLM_VAL and, for
  * vm/math2.h, the shared term VLM_T, expands the table, then includes

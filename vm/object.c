@@ -36,12 +36,7 @@ int vl_value_equal(Value a, Value b)
         } else if (a.tag == VT_PAIR) {
             Value da = AS_PAIR(a)->cdr, db = AS_PAIR(b)->cdr;
             if (!IS_NIL(da) || !IS_NIL(db)) {
-                if (n == cap) {
-                    Value *t = vl_gc_alloc(4 * cap * sizeof *t);
-                    memcpy(t, todo, 2 * n * sizeof *t);
-                    todo = t;
-                    cap *= 2;
-                }
+                todo = vl_gc_grow(todo, n, &cap, 2 * sizeof *todo);
                 todo[2 * n] = da;
                 todo[2 * n + 1] = db;
                 n++;

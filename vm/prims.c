@@ -420,12 +420,7 @@ static Value read_real(VladState *S)
                               "read-real: a token longer than %d bytes in "
                               "the input, starting '%s'", READ_REAL_MAX,
                               token_text(tok, n));
-        if (n + 1 == cap) {
-            char *t = vl_gc_alloc_atomic(cap * 2);
-            memcpy(t, tok, n);
-            tok = t;
-            cap *= 2;
-        }
+        tok = vl_gc_reserve(tok, n, n + 2, &cap, 1, 1);
         tok[n++] = (char)c;
         c = input_byte(S);
     }

@@ -138,12 +138,7 @@ static void walk(Printer *pr, Value v)
                 print_poll(pr);
         }
         Work w = st[--n];
-        if (n + 4 > cap) {
-            Work *ns = vl_gc_alloc(cap * 2 * sizeof(Work));
-            memcpy(ns, st, n * sizeof(Work));
-            st = ns;
-            cap *= 2;
-        }
+        st = vl_gc_reserve(st, n, n + 4, &cap, sizeof *st, 0);
         if (w.kind == 2) {
             vl_buf_adds(b, w.text);
             continue;

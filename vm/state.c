@@ -20,18 +20,12 @@ static void ensure_cells(VladState *S, uint32_t id)
 {
     if (id < S->ncells)
         return;
-    uint32_t n = S->ncells ? S->ncells : 256;
-    while (n <= id)
-        n *= 2;
-    Global **p = vl_gc_alloc(n * sizeof(Global *));
-    Global **u = vl_gc_alloc(n * sizeof(Global *));
-    if (S->ncells) {
-        memcpy(p, S->prelude_cells, S->ncells * sizeof(Global *));
-        memcpy(u, S->user_cells, S->ncells * sizeof(Global *));
-    }
-    S->prelude_cells = p;
-    S->user_cells = u;
-    S->ncells = n;
+    size_t n = S->ncells, m = S->ncells;
+    S->prelude_cells = vl_gc_reserve(S->prelude_cells, S->ncells, id + 1,
+                                     &n, sizeof(Global *), 0);
+    S->user_cells = vl_gc_reserve(S->user_cells, S->ncells, id + 1, &m,
+                                  sizeof(Global *), 0);
+    S->ncells = (uint32_t)n;
 }
 
 Global *vl_state_prelude_cell(VladState *S, Symbol *name)

@@ -18,15 +18,7 @@ void vl_buf_init(StrBuf *b)
 
 void vl_buf_add(StrBuf *b, const char *s, size_t n)
 {
-    if (b->len + n + 1 > b->cap) {
-        size_t c = b->cap * 2;
-        while (c < b->len + n + 1)
-            c *= 2;
-        char *d = vl_gc_alloc_atomic(c);
-        memcpy(d, b->data, b->len);
-        b->data = d;
-        b->cap = c;
-    }
+    b->data = vl_gc_reserve(b->data, b->len, b->len + n + 1, &b->cap, 1, 1);
     memcpy(b->data + b->len, s, n);
     b->len += n;
     b->data[b->len] = '\0';

@@ -214,14 +214,8 @@ static void push_include(VladState *S, const char *path, SrcPos pos)
             vl_except_at(S, VLAD_ERR_SYNTAX, pos,
                          "include: cycle: '%s' is already being included",
                          show_name(path));
-    if (S->ninclude_stack == S->include_stack_cap) {
-        size_t n = S->include_stack_cap ? S->include_stack_cap * 2 : 8;
-        const char **st = vl_gc_alloc(n * sizeof(char *));
-        if (S->ninclude_stack)
-            memcpy(st, S->include_stack, S->ninclude_stack * sizeof(char *));
-        S->include_stack = st;
-        S->include_stack_cap = n;
-    }
+    S->include_stack = vl_gc_grow(S->include_stack, S->ninclude_stack,
+                                  &S->include_stack_cap, sizeof(char *));
     S->include_stack[S->ninclude_stack++] = vl_gc_strdup(key);
 }
 

@@ -10,7 +10,10 @@
 #   - every C identifier it writes in backticks that names vlad's own
 #     functions or macros (vl_*, VL_*, VLM_*) occurs in the sources;
 #   - the walk-throughs' tables (vm/math1.h, vm/math2.h) have the rows
-#     they name.
+#     they name;
+#   - section 19's table of checkpoint-*j's private interface lists
+#     exactly the private names vm/cpj.c and vm/vm.c bind, and the
+#     prelude's driver uses each.
 # Prints "N passed, N failed".
 
 srcdir=${srcdir:-.}
@@ -53,6 +56,22 @@ for row in SQRT SIN TANH LOG1P; do
 done
 for row in ADD SUB ATAN EXPT; do
     if grep -q "ROW($row, " "$srcdir/vm/math2.h"; then ok; else bad "vm/math2.h has no row $row"; fi
+done
+
+# checkpoint-*j's private interface (section 19)
+bound=$( (grep -o '{"%[^"]*"' "$srcdir/vm/cpj.c" | tr -d '{"';
+          grep -o 'bind_control(S, "%[^"]*"' "$srcdir/vm/vm.c" \
+              | sed 's/.*"\(%[^"]*\)"/\1/') | sort -u)
+documented=$(sed -n '/^## 19\./,$p' "$doc" | grep -o '^| `%[^`]*`' \
+    | sed 's/^| `//; s/`$//' | sort -u)
+test -n "$bound" || bad "no private names found in vm/cpj.c and vm/vm.c"
+if test "$bound" = "$documented"; then ok; else
+    bad "section 19 lists: $(echo $documented); vm/ binds: $(echo $bound)"
+fi
+for n in $bound; do
+    # used by the driver: called, not only defined
+    if grep -F "($n " "$srcdir/stdlib/prelude.vlad" | grep -v -F "(define ($n " \
+        | grep -q .; then ok; else bad "$n is not used by stdlib/prelude.vlad"; fi
 done
 
 echo "$passed passed, $failed failed"
