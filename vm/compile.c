@@ -82,8 +82,8 @@ typedef struct FuncState {
 static void *grow(void *p, uint32_t *cap, uint32_t need, size_t elem,
                   int atomic)
 {
-    size_t c = *cap;
-    p = vl_gc_reserve(p, c, need, &c, elem, atomic);
+    size_t c = *cap;    /* 16 at first: the prelude has ~500 small ones */
+    p = vl_gc_reserve(p, c, need < 16 ? 16 : need, &c, elem, atomic);
     *cap = (uint32_t)c;
     return p;
 }

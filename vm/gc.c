@@ -385,11 +385,9 @@ void vl_gc_unmanage(size_t size)
     adjust_non_gc(-(ptrdiff_t)size);
 }
 
-void *vl_gc_reserve(void *items, size_t n, size_t need, size_t *cap,
-                    size_t size, int atomic)
+void *vl_gc_reserve_more(void *items, size_t n, size_t need, size_t *cap,
+                         size_t size, int atomic)
 {
-    if (need <= *cap)
-        return items;
     size_t ncap = *cap ? *cap : 8;
     while (ncap < need)
         ncap *= 2;

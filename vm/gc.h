@@ -79,8 +79,16 @@ VL_INTERNAL void vl_gc_unmanage(size_t size);
    it is returned while need <= *cap, else a copy of its n items with
    room for *cap doubled (8 from 0) until need fits, *cap updated;
    scanned memory, or pointer-free when 'atomic'. */
-VL_INTERNAL void *vl_gc_reserve(void *items, size_t n, size_t need,
-                                size_t *cap, size_t size, int atomic);
+VL_INTERNAL void *vl_gc_reserve_more(void *items, size_t n, size_t need,
+                                     size_t *cap, size_t size, int atomic);
+static inline void *vl_gc_reserve(void *items, size_t n, size_t need,
+                                  size_t *cap, size_t size, int atomic)
+{
+    /* the common case inline: the loops that call it run per item */
+    if (need <= *cap)
+        return items;
+    return vl_gc_reserve_more(items, n, need, cap, size, atomic);
+}
 /* Room for one more: vl_gc_reserve(items, n, n + 1, cap, size, 0). */
 VL_INTERNAL void *vl_gc_grow(void *items, size_t n, size_t *cap,
                              size_t size);

@@ -21,9 +21,10 @@ static void ensure_cells(VladState *S, uint32_t id)
     if (id < S->ncells)
         return;
     size_t n = S->ncells, m = S->ncells;
-    S->prelude_cells = vl_gc_reserve(S->prelude_cells, S->ncells, id + 1,
-                                     &n, sizeof(Global *), 0);
-    S->user_cells = vl_gc_reserve(S->user_cells, S->ncells, id + 1, &m,
+    size_t need = id < 256 ? 256 : (size_t)id + 1;  /* 256 at first */
+    S->prelude_cells = vl_gc_reserve(S->prelude_cells, S->ncells, need, &n,
+                                     sizeof(Global *), 0);
+    S->user_cells = vl_gc_reserve(S->user_cells, S->ncells, need, &m,
                                   sizeof(Global *), 0);
     S->ncells = (uint32_t)n;
 }

@@ -50,6 +50,7 @@ static void (*const fns[])(void) = {
     (void (*)(void))vlad_globals, (void (*)(void))vlad_get_global,
     (void (*)(void))vlad_set_global, (void (*)(void))vlad_set_heap_limit,
     (void (*)(void))vlad_set_step_limit, (void (*)(void))vlad_set_checkpoint,
+    (void (*)(void))vlad_checkpoint_strategy,
     (void (*)(void))vlad_get_stats, (void (*)(void))vlad_to_string,
     (void (*)(void))vlad_number, (void (*)(void))vlad_is_number,
     (void (*)(void))vlad_to_number, (void (*)(void))vlad_boolean,
