@@ -187,6 +187,9 @@ struct VladState {
     uint64_t escapes;               /* captures and host calls so far: a
                                        *j with none in its extent frees
                                        its tape when it ends (vm/ad.h) */
+    void *walk_todo;                /* vm/walk.c: its stack of pending
+                                       visits, reused (cleared) */
+    size_t walk_todo_cap;
     void *walk_memo;                /* vm/walk.c: its memo table, reused
                                        by one walk after another */
     int busy;                       /* API calls evaluating on the state

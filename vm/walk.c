@@ -154,18 +154,45 @@ typedef struct Item {
 } Item;
 
 /* The explicit stack of pending visits (GC memory: it holds the only
-   references to parts of the new value until they are stored). */
+   references to parts of the new value until they are stored).  Like the
+   memo, the state keeps it from one walk to the next (a checkpoint-*j
+   walks its state twice per base case: growing a new stack each time
+   was 6% of its instructions, bench/cpj rotation), cleared up to the
+   deepest entry used so that it keeps nothing alive; a walk that fails
+   leaves it to the collector. */
 typedef struct Todo {
     Item *items;
-    size_t n, cap;
+    size_t n, cap, deepest;
 } Todo;
+
+/* A stack kept after a walk at most this big (items). */
+#define TODO_KEEP (1u << 14)
+
+static void todo_open(VladState *S, Todo *t)
+{
+    t->items = S->walk_todo;
+    t->cap = S->walk_todo_cap;
+    t->n = t->deepest = 0;
+    S->walk_todo = NULL;
+    S->walk_todo_cap = 0;
+}
+
+static void todo_close(VladState *S, Todo *t)
+{
+    if (t->cap > TODO_KEEP)
+        return;
+    memset(t->items, 0, t->deepest * sizeof *t->items);
+    S->walk_todo = t->items;
+    S->walk_todo_cap = t->cap;
+}
 
 static void push(Todo *t, Value a, Value b, void *dest, int closure)
 {
-    if (t->n == t->cap) {
-        t->cap = t->cap ? 2 * t->cap : 64;
-        t->items = vl_gc_realloc(t->items, t->cap * sizeof *t->items);
-    }
+    if (t->n == t->cap)         /* 64 items at first */
+        t->items = vl_gc_reserve(t->items, t->n, t->n < 64 ? 64 : t->n + 1,
+                                 &t->cap, sizeof *t->items, 0);
+    if (t->n == t->deepest)
+        t->deepest++;
     Item *it = &t->items[t->n++];
     it->a = a;
     it->b = b;
@@ -318,7 +345,8 @@ static Value open_checkpoint(Walk *w, Todo *t, Value a, Value b)
 static Value walk(Walk *w, Value a, Value b)
 {
     Value root = NIL_VAL;
-    Todo t = {NULL, 0, 0};
+    Todo t;
+    todo_open(w->S, &t);
     push(&t, a, b, &root, 0);
     while (t.n > 0) {
         Item it = t.items[--t.n];
@@ -395,6 +423,7 @@ static Value walk(Walk *w, Value a, Value b)
         }
         store(&it, r);
     }
+    todo_close(w->S, &t);
     return root;
 }
 
