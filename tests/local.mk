@@ -62,6 +62,7 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/ad/random-grad-4.vlad \
 	%reldir%/ad/math1.vlad \
 	%reldir%/ad/math2.vlad \
+	%reldir%/ad/escape-free.vlad \
 	%reldir%/ad/modulo-partials.vlad \
 	%reldir%/ad/primal-only.vlad \
 	%reldir%/ad/primal-only-rebound.vlad \

@@ -31,7 +31,7 @@
 #include "vm/print.h"
 #include "vm/walk.h"
 
-/* ===== The stack of active invocations ===== */
+/* ===== Tapes that end ===== */
 
 int vl_ad_tape_private(const VladState *S, const AdFrame *f)
 {

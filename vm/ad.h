@@ -55,10 +55,11 @@ typedef Value (*VlAdRule)(VladState *S, void *ctx, int which,
 VL_INTERNAL Value vl_ad_lift(VladState *S, int n, const Value *args,
                              VlAdRule rule, void *ctx);
 
-/* Free the tape of a *j that ended (its chunks), when no checkpoint was
-   captured and no host primitive was called while it ran: then nothing
-   but the *j itself can refer to it, and its blocks are reused at once
-   instead of waiting for a collection. */
+/* Free the tape of a *j that ended (its chunks), when no host primitive
+   was called and no checkpoint holding a suspended *j was captured while
+   it ran (S->escapes, vm/cont.c): then nothing but the *j itself can
+   refer to it, and its blocks are reused at once instead of waiting for
+   a collection. */
 VL_INTERNAL void vl_ad_release_tape(VladState *S, const AdFrame *f);
 /* The nodes on the tape (chunk, n) (a node may take two slots). */
 VL_INTERNAL uint64_t vl_ad_tape_nodes(const TapeChunk *chunk, uint32_t n);

@@ -168,7 +168,18 @@ Checkpoint *vl_cont_capture(VladState *S, size_t delim, Value *fb,
                             int nargs, int64_t now)
 {
     Value *stop = S->stack + delim;
-    S->escapes++;
+    /* What a capture inside a *j's extent makes is a value, and values
+       leave a *j only through its result, which vl_ad_starj_result copies
+       (reals by their primals): the *j may still free its tape when it
+       ends (vl_ad_release_tape).  Except when a *j is suspended in the
+       captured frames: its tape end is kept as it is, and that tape's
+       general nodes may hold nodes of the tapes of the *j's below it,
+       which must then be left to the collector (an escape). */
+    for (size_t a = S->nad; a-- > 0 && S->ad[a].frame >= delim;)
+        if (S->ad[a].reverse) {
+            S->escapes++;
+            break;
+        }
     /* count the frames between the pending application and the delimiter
        (underflow frames apart) */
     uint32_t nframes = 0;

@@ -184,9 +184,10 @@ struct VladState {
                                        (vm/gc.h) */
     Value interrupted;              /* the evaluation stopped by the last
                                        interrupt, as a checkpoint; or () */
-    uint64_t escapes;               /* captures and host calls so far: a
-                                       *j with none in its extent frees
-                                       its tape when it ends (vm/ad.h) */
+    uint64_t escapes;               /* host calls and captures of a
+                                       suspended *j so far: a *j with none
+                                       in its extent frees its tape when
+                                       it ends (vm/ad.h, vm/cont.c) */
     void *walk_todo;                /* vm/walk.c: its stack of pending
                                        visits, reused (cleared) */
     size_t walk_todo_cap;
