@@ -186,7 +186,7 @@ static void todo_close(VladState *S, Todo *t)
     S->walk_todo_cap = t->cap;
 }
 
-static void push(Todo *t, Value a, Value b, void *dest, int closure)
+static inline void push(Todo *t, Value a, Value b, void *dest, int closure)
 {
     if (t->n == t->cap)         /* 64 items at first */
         t->items = vl_gc_reserve(t->items, t->n, t->n < 64 ? 64 : t->n + 1,
