@@ -104,20 +104,29 @@ static Value *memo_find(Memo *m, const void *key, const void *key2)
     }
 }
 
-static void memo_put(Memo *m, const void *key, const void *key2, Value v)
+static void memo_put(Memo *m, const void *key, const void *key2, Value v);
+
+/* The table with twice the room, its entries of this walk put again. */
+static void memo_grow(Memo *m)
 {
     MemoTable *t = m->t;
-    if (2 * (t->count + 1) > t->cap) {
-        MemoSlot *old = t->slots;
-        size_t oc = t->cap;
-        t->cap = oc * 2;
-        t->slots = memo_slots(t->cap);
-        t->count = 0;
-        for (size_t k = 0; k < oc; k++)
-            if (old[k].gen == t->gen)
-                memo_put(m, old[k].key, old[k].key2, old[k].val);
-        vl_gc_free(old);
-    }
+    MemoSlot *old = t->slots;
+    size_t oc = t->cap;
+    t->cap = oc * 2;
+    t->slots = memo_slots(t->cap);
+    t->count = 0;
+    for (size_t k = 0; k < oc; k++)
+        if (old[k].gen == t->gen)
+            memo_put(m, old[k].key, old[k].key2, old[k].val);
+    vl_gc_free(old);
+}
+
+static inline void memo_put(Memo *m, const void *key, const void *key2,
+                            Value v)
+{
+    MemoTable *t = m->t;
+    if (VL_UNLIKELY(2 * (t->count + 1) > t->cap))
+        memo_grow(m);
     size_t h = vl_walk_hash(key, t->cap);
     MemoSlot *e = &t->slots[h];
     while (e->gen == t->gen && (e->key != key || e->key2 != key2)) {
