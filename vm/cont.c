@@ -175,11 +175,8 @@ Checkpoint *vl_cont_capture(VladState *S, size_t delim, Value *fb,
        captured frames: its tape end is kept as it is, and that tape's
        general nodes may hold nodes of the tapes of the *j's below it,
        which must then be left to the collector (an escape). */
-    for (size_t a = S->nad; a-- > 0 && S->ad[a].frame >= delim;)
-        if (S->ad[a].reverse) {
-            S->escapes++;
-            break;
-        }
+    if (vl_delim_starj_above(S, delim))
+        S->escapes++;
     /* count the frames between the pending application and the delimiter
        (underflow frames apart) */
     uint32_t nframes = 0;

@@ -34,12 +34,10 @@ static void recompute_mins(VladState *S, size_t from)
     }
 }
 
-/* Whether a *j runs above the frame of limit l (an advance stopping there
-   would split the *j). */
-static int starj_above(const VladState *S, const Limit *l)
+int vl_delim_starj_above(const VladState *S, size_t frame)
 {
     for (size_t k = S->nad; k-- > 0;)
-        if (S->ad[k].reverse && S->ad[k].frame > l->frame)
+        if (S->ad[k].reverse && S->ad[k].frame > frame)
             return 1;
     return 0;
 }
@@ -50,7 +48,7 @@ int vl_delim_defer(VladState *S, Limit *l)
         return 0;
     const Value *base = S->stack + l->frame;
     if (AS_CLOSURE(base[-1])->proto != S->control[CTL_ADVANCE]
-        || !starj_above(S, l))
+        || !vl_delim_starj_above(S, l->frame))
         return 0;
     l->deferred = 1;
     l->deadline = INT64_MAX / 2;
@@ -61,7 +59,8 @@ int vl_delim_defer(VladState *S, Limit *l)
 void vl_delim_undefer(VladState *S, int64_t now)
 {
     for (size_t k = 0; k < S->nlimits; k++)
-        if (S->limits[k].deferred && !starj_above(S, &S->limits[k])) {
+        if (S->limits[k].deferred
+            && !vl_delim_starj_above(S, S->limits[k].frame)) {
             S->limits[k].deferred = 0;
             S->limits[k].deadline = now;
         }

@@ -42,6 +42,11 @@ VL_INTERNAL void vl_delim_pop_limit(VladState *S);
    earliest deadline or the next interrupt poll. */
 VL_INTERNAL int64_t vl_delim_anchor(VladState *S, int64_t now);
 
+/* Whether a *j runs above the delimiter frame at stack index 'frame':
+   an advance stopping there would split it (vl_delim_defer), a capture
+   up to it suspends it (vm/cont.c). */
+VL_INTERNAL int vl_delim_starj_above(const VladState *S, size_t frame);
+
 /* checkpoint-*j never splits inside a *j: an advance delimiter whose
    limit 'l' fired while a *j runs above it is deferred (returns 1) until
    no *j runs above it any more -- the *j ended, or a checkpoint captured

@@ -16,7 +16,6 @@
 
 #include <string.h>
 #include "vm/contseg.h"
-#include "vm/contseg.h"
 #include "vm/except.h"
 #include "vm/print.h"
 
