@@ -63,6 +63,7 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/ad/math1.vlad \
 	%reldir%/ad/math2.vlad \
 	%reldir%/ad/escape-free.vlad \
+	%reldir%/ad/sweep-far-parents.vlad \
 	%reldir%/ad/modulo-partials.vlad \
 	%reldir%/ad/primal-only.vlad \
 	%reldir%/ad/primal-only-rebound.vlad \
