@@ -81,7 +81,7 @@ class Vlad:
     """One vlad process on a pseudo-terminal."""
 
     def __init__(self, args=(), env=None, rows=24, cols=80, home=None,
-                 history=None, cwd=None):
+                 history=None, cwd=None, keep_output_on_ctrl_c=False):
         if not VLAD:
             raise Failure("VLAD is not set (run through make check)")
         e = dict(os.environ)
@@ -107,6 +107,12 @@ class Vlad:
         pid, fd = pty.fork()
         if pid == 0:
             try:
+                if keep_output_on_ctrl_c:
+                    # NOFLSH: a Ctrl-C no longer makes the terminal discard
+                    # the output not yet read (nor the typed input)
+                    mode = termios.tcgetattr(0)
+                    mode[3] |= termios.NOFLSH
+                    termios.tcsetattr(0, termios.TCSANOW, mode)
                 if cwd:
                     os.chdir(cwd)
                 os.execve(VLAD, self.argv, e)
