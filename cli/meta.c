@@ -237,7 +237,7 @@ static void cmd_checkpoint(VlSession *s, const char *arg)
     if (*arg == '\0') {
         printf("checkpoint-*j strategy: %s\n",
                s->checkpoint[0] != '\0' ? s->checkpoint
-               : "default (binomial, slots from the length, base=1000)");
+               : "default (binomial,budget=32M)");
         return;
     }
     const char *spec = strcmp(arg, "default") == 0 ? "" : arg;

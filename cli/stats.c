@@ -46,6 +46,40 @@ static void print_cpj(FILE *f, int64_t calls, int64_t primal,
             (long long)base_steps);
 }
 
+/* The plan of the last outermost checkpoint-*j run beside what happened
+   in it. */
+static void print_plan(FILE *f, const VladCpjStats *c)
+{
+    if (c->plan_base == 0)
+        return;
+    if (!c->plan_kind)
+        fprintf(f, "checkpoint-*j plan: bisection, base %lld steps\n",
+                (long long)c->plan_base);
+    else if (c->plan_budget > 0)
+        fprintf(f, "checkpoint-*j plan: binomial, budget %lld bytes: %lld "
+                   "slots, base %lld steps\n", (long long)c->plan_budget,
+                (long long)c->plan_slots, (long long)c->plan_base);
+    else
+        fprintf(f, "checkpoint-*j plan: binomial, %lld slots, base %lld "
+                   "steps\n", (long long)c->plan_slots,
+                (long long)c->plan_base);
+    if (c->plan_snapshot_bytes > 0)
+        fprintf(f, "checkpoint-*j plan measured: %lld bytes a snapshot, "
+                   "%lld tape bytes a step (pilots: %lld steps in all)\n",
+                (long long)c->plan_snapshot_bytes,
+                (long long)c->plan_step_bytes, (long long)c->pilot_steps);
+    if (c->plan_kind && c->plan_peak_bytes > 0)
+        fprintf(f, "checkpoint-*j plan predicted: %lld re-executed steps, "
+                   "peak %lld bytes\n", (long long)c->plan_reexec_steps,
+                (long long)c->plan_peak_bytes);
+    else if (c->plan_kind)
+        fprintf(f, "checkpoint-*j plan predicted: %lld re-executed steps\n",
+                (long long)c->plan_reexec_steps);
+    fprintf(f, "checkpoint-*j plan actual: %lld re-executed steps, peak "
+               "%lld bytes\n", (long long)c->last_reexec_steps,
+            (long long)c->last_peak_bytes);
+}
+
 void vl_stats_print_run(FILE *f, const VladStats *st, double seconds)
 {
     fprintf(f, "steps: %lld\npeak heap: %zu bytes\npeak stack: %zu bytes\n",
@@ -61,6 +95,7 @@ void vl_stats_print_run(FILE *f, const VladStats *st, double seconds)
         fprintf(f, "checkpoint-*j peak live checkpoints: %lld (%lld "
                    "bytes)\n", (long long)c->peak_live_checkpoints,
                 (long long)c->peak_checkpoint_bytes);
+        print_plan(f, c);
     }
     fprintf(f, "time: %.3f s\n", seconds);
 }
@@ -101,4 +136,5 @@ void vl_stats_print_delta(FILE *f, const VladStats *b, const VladStats *a,
                    "(the session's peak, %lld bytes)\n",
                 (long long)ca->peak_live_checkpoints,
                 (long long)ca->peak_checkpoint_bytes);
+    print_plan(f, ca);
 }

@@ -245,6 +245,23 @@ typedef struct VladCpjStats {
                                       checkpoint's logical size: frames
                                       it shares with others count in
                                       each) */
+    int64_t pilot_steps;        /* steps taped by budget plans' pilots */
+    int64_t peak_bytes;         /* outermost runs: the most bytes of live
+                                   snapshots (frames, and the data each
+                                   reaches as the pilot measured it) plus
+                                   the tape of the base case being swept */
+    /* The plan of the last outermost run (plan_slots 0: none yet; for
+       bisection, plan_slots is 0 and plan_base its base): */
+    int64_t plan_slots, plan_base;
+    int64_t plan_budget;        /* its budget, 0 for slots=S or bisection */
+    int64_t plan_reexec_steps;  /* predicted re-executed steps (binomial) */
+    int64_t plan_peak_bytes;    /* predicted peak bytes (budget plans) */
+    int64_t plan_snapshot_bytes;/* measured: what one snapshot holds */
+    int64_t plan_step_bytes;    /* measured: tape bytes per step */
+    int64_t last_reexec_steps;  /* what happened: that run's re-executed
+                                   steps (its pilot not included) */
+    int64_t last_peak_bytes;    /* and its peak bytes, as peak_bytes */
+    int64_t plan_kind;          /* 0 bisection, 1 binomial */
 } VladCpjStats;
 
 /* Statistics of the state. */

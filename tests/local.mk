@@ -120,6 +120,11 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/cli/step-limit-exponent.vlad \
 	%reldir%/cpj/bad-spec-base-fraction.vlad \
 	%reldir%/cpj/bad-spec-base-zero.vlad \
+	%reldir%/cpj/bad-spec-budget-bisection.vlad \
+	%reldir%/cpj/bad-spec-budget-slots.vlad \
+	%reldir%/cpj/bad-spec-budget-suffix.vlad \
+	%reldir%/cpj/budget-capture.vlad \
+	%reldir%/cpj/budget-too-small.vlad \
 	%reldir%/cpj/bad-spec-option.vlad \
 	%reldir%/cpj/bad-spec-slots-word.vlad \
 	%reldir%/cpj/bad-spec-slots-zero.vlad \
@@ -163,12 +168,14 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/cpj/count-deep.vlad \
 	%reldir%/cpj/count-effects.vlad \
 	%reldir%/cpj/count-forward.vlad \
+	%reldir%/cpj/count-grow.vlad \
 	%reldir%/cpj/count-interface.vlad \
 	%reldir%/cpj/count-list.vlad \
 	%reldir%/cpj/count-long.vlad \
 	%reldir%/cpj/count-loop.vlad \
 	%reldir%/cpj/count-one.vlad \
 	%reldir%/cpj/count-tiny.vlad \
+	%reldir%/cpj/count-vector.vlad \
 	%reldir%/cpj/slots-one.vlad \
 	%reldir%/errors/apply-boolean.vlad \
 	%reldir%/errors/apply-list.vlad \

@@ -32,19 +32,31 @@
 #include "vm/walk.h"
 
 #define DEFAULT_BASE 1000
+/* A budget plan's pilot tapes n / PILOT_FRACTION steps, at most
+   PILOT_MAX (vm/cpj.h, %cpj-pilot-steps) */
+#define PILOT_MAX 4096
+#define PILOT_FRACTION 16
+/* ... except that a run of at most SHORT_RUN steps under a budget of at
+   least SHORT_RUN_BUDGET is planned as one base case with no pilot */
+#define SHORT_RUN 1000
+#define SHORT_RUN_BUDGET ((int64_t)1 << 20)
+/* The bytes a real of a snapshot's data takes on the heap: the pair or
+   closure slot holding it (a Value, 16 bytes) and its share of the cell
+   (a pair is two Values) */
+#define DATA_BYTES_PER_REAL 32
 
 /* ===== Strategies ===== */
 
 /* The strategies by name, the one list of them (vlad_checkpoint_strategy
    gives the names to the REPL's completion): whether they take slots=S
-   (every one takes base=N). */
+   and budget=BYTES (every one takes base=N). */
 static const struct {
     const char *name;
     CpjKind kind;
-    int slots;
+    int slots, budget;
 } strategies[] = {
-    {"bisection", CPJ_BISECTION, 0},
-    {"binomial", CPJ_BINOMIAL, 1},
+    {"bisection", CPJ_BISECTION, 0, 0},
+    {"binomial", CPJ_BINOMIAL, 1, 1},
 };
 #define NSTRATEGIES (sizeof strategies / sizeof strategies[0])
 
@@ -55,7 +67,7 @@ const char *vl_cpj_strategy_name(int i)
 
 CpjStrategy vl_cpj_default(void)
 {
-    CpjStrategy s = {CPJ_BINOMIAL, 0, DEFAULT_BASE};
+    CpjStrategy s = {CPJ_BINOMIAL, 0, 0, VL_CPJ_DEFAULT_BUDGET};
     return s;
 }
 
@@ -77,6 +89,27 @@ static int parse_count(const char *v, size_t len, int64_t *out)
     return 1;
 }
 
+/* A byte count: digits with an optional suffix k, M or G (powers of
+   1024, either case). */
+static int parse_bytes(const char *v, size_t len, int64_t *out)
+{
+    int shift = 0;
+    if (len > 1) {
+        switch (v[len - 1]) {
+        case 'k': case 'K': shift = 10; break;
+        case 'm': case 'M': shift = 20; break;
+        case 'g': case 'G': shift = 30; break;
+        default: break;
+        }
+    }
+    int64_t x;
+    if (!parse_count(v, len - (shift ? 1 : 0), &x)
+        || x > ((int64_t)1 << (53 - shift)))
+        return 0;
+    *out = x << shift;
+    return 1;
+}
+
 int vl_cpj_parse(const char *spec, CpjStrategy *out, char *err,
                  size_t errlen)
 {
@@ -95,6 +128,7 @@ int vl_cpj_parse(const char *spec, CpjStrategy *out, char *err,
         return 0;
     }
     s.kind = strategies[which].kind;
+    int have_slots = 0, have_budget = 0;
     while (comma != NULL) {
         p = comma + 1;
         comma = strchr(p, ',');
@@ -118,14 +152,37 @@ int vl_cpj_parse(const char *spec, CpjStrategy *out, char *err,
                 return 0;
             }
             s.slots = v;
+            have_slots = 1;
+        } else if (klen == 6 && strncasecmp(p, "budget", 6) == 0
+                   && strategies[which].budget) {
+            if (eq == NULL || !parse_bytes(eq + 1, len - klen - 1, &v)
+                || v < 1) {
+                snprintf(err, errlen, "checkpoint strategy '%s': budget "
+                         "must be a number of bytes >= 1, with an optional "
+                         "suffix k, M or G", spec);
+                return 0;
+            }
+            s.budget = v;
+            have_budget = 1;
         } else {
             snprintf(err, errlen, "checkpoint strategy '%s': unknown "
                      "option '%.*s' (%s)", spec, (int)klen, p,
-                     strategies[which].slots ? "expected slots=S or base=N"
-                                             : "expected base=N");
+                     strategies[which].slots
+                     ? "expected slots=S, budget=BYTES or base=N"
+                     : "expected base=N");
             return 0;
         }
     }
+    if (have_slots && have_budget) {
+        snprintf(err, errlen, "checkpoint strategy '%s': slots=S and "
+                 "budget=BYTES exclude each other (a budget chooses the "
+                 "slots)", spec);
+        return 0;
+    }
+    if (s.kind != CPJ_BINOMIAL || have_slots)
+        s.budget = 0;           /* a fixed schedule */
+    if (s.budget == 0 && s.base == 0)
+        s.base = DEFAULT_BASE;
     *out = s;
     return 1;
 }
@@ -163,16 +220,11 @@ static int64_t beta(int64_t s, int64_t r)
     return b;
 }
 
-/* The split in units of an interval of t >= 2 units with s slots: r is
-   found by doubling then bisection (O(log t) betas; counting r up from 0
-   took O(sqrt t) betas for s = 2).  s is capped at t: with s >= t - 1 the
-   rule already stores every unit (m = 1), so larger s change nothing. */
-int64_t vl_cpj_binomial_split(int64_t t, int64_t s)
+/* r: the least with t <= beta(s, r), for t >= 2 and 2 <= s <= t, found
+   by doubling then bisection (O(log t) betas; counting r up from 0 took
+   O(sqrt t) betas for s = 2). */
+static int64_t least_r(int64_t t, int64_t s)
 {
-    if (s <= 1)
-        return t - 1;
-    if (s > t)
-        s = t;
     int64_t lo = 0, hi = 1;         /* beta(s, lo) < t <= beta(s, hi) */
     while (beta(s, hi) < t) {
         lo = hi;
@@ -185,15 +237,102 @@ int64_t vl_cpj_binomial_split(int64_t t, int64_t s)
         else
             hi = mid;
     }
-    int64_t r = hi;
+    return hi;
+}
+
+/* The split in units of an interval of t >= 2 units with s slots.  s is
+   capped at t: with s >= t - 1 the rule already stores every unit
+   (m = 1), so larger s change nothing. */
+int64_t vl_cpj_binomial_split(int64_t t, int64_t s)
+{
+    if (s <= 1)
+        return t - 1;
+    if (s > t)
+        s = t;
+    int64_t r = least_r(t, s);
     int64_t a = beta(s, r - 1), b = t - beta(s - 1, r - 1);
     int64_t m = a < b ? a : b;
     return m < 1 ? 1 : m >= t ? t - 1 : m;
 }
 
-static int64_t units(const CpjStrategy *st, int64_t n)
+double vl_cpj_binomial_cost(int64_t t, int64_t s)
 {
-    return (n + st->base - 1) / st->base;
+    if (t <= 1)
+        return 0;
+    if (s <= 1)
+        return (double)t * (double)(t - 1) / 2;
+    if (s > t)
+        s = t;
+    /* T = r t - beta(s + 1, r - 1) (Griewank and Walther; checked against
+       the definition T(t, s) = min over m of m + T(t - m, s - 1) + T(m, s)
+       by tests/unit/test-cpj and tests/cpj/runner.py) */
+    int64_t r = least_r(t, s);
+    return (double)r * (double)t - (double)beta(s + 1, r - 1);
+}
+
+/* One candidate of a budget plan: base b, the slots that fit beside its
+   tape.  Returns 0 when not even one snapshot does. */
+static int plan_for_base(const CpjStrategy *st, int64_t n, int64_t b,
+                         int64_t snapshot, int64_t per_step, CpjPlan *out)
+{
+    int64_t t = (n + b - 1) / b;
+    if (t < 1)
+        t = 1;
+    double tape = (double)(b < n ? b : n) * (double)per_step;
+    double room = (double)st->budget - tape;
+    if (room < (double)snapshot)
+        return 0;
+    double fit = room / (double)snapshot;
+    int64_t s = fit >= (double)t ? t : (int64_t)fit;
+    if (s < 1)
+        s = 1;
+    out->slots = s;
+    out->base = b;
+    out->reexec = (double)b * vl_cpj_binomial_cost(t, s);
+    out->peak_bytes = (int64_t)((double)s * (double)snapshot + tape);
+    return 1;
+}
+
+int vl_cpj_plan_budget(const CpjStrategy *st, int64_t n, int64_t snapshot,
+                       int64_t per_step, CpjPlan *out, int64_t *min_bytes)
+{
+    if (snapshot < 1)
+        snapshot = 1;
+    if (per_step < 1)
+        per_step = 1;
+    int64_t bmin = st->base > 0 ? st->base : 1;
+    *min_bytes = snapshot + (bmin < n ? bmin : (n > 0 ? n : 1)) * per_step;
+    /* the work of each base case beyond its steps (tapifying its start
+       state, the cotangent copies of its end state), in steps: about two
+       passes over a snapshot's bytes, at the tape's bytes per step */
+    double per_case = 2.0 * (double)snapshot / (double)per_step;
+    int found = 0;
+    double best = 0;
+    /* bases from bmin up, each a quarter more than the last */
+    for (int64_t b = bmin;; b += b / 4 > 0 ? b / 4 : 1) {
+        CpjPlan p;
+        if (st->base == 0 && b > n)
+            b = n > 0 ? n : 1;  /* the whole run is one base case */
+        if (plan_for_base(st, n, b, snapshot, per_step, &p)) {
+            double cost = p.reexec
+                + per_case * (double)((n + p.base - 1) / p.base);
+            if (!found || cost < best) {
+                *out = p;
+                best = cost;
+                found = 1;
+            }
+        } else {
+            break;          /* larger bases leave even less room */
+        }
+        if (st->base > 0 || b >= n || b > ((int64_t)1 << 52))
+            break;
+    }
+    return found;
+}
+
+static int64_t units(int64_t base, int64_t n)
+{
+    return (n + base - 1) / base;
 }
 
 /* ===== State ===== */
@@ -202,12 +341,15 @@ void vl_cpj_init(VladState *S)
 {
     S->cpj = vl_gc_alloc(sizeof *S->cpj);
     S->cpj->strategy = vl_cpj_default();
+    S->cpj->open_mark = -1;
 }
 
 void vl_cpj_reset(VladState *S)
 {
     S->cpj->live = 0;
     S->cpj->live_bytes = 0;
+    S->cpj->outermost_open = 0;
+    S->cpj->open_mark = -1;
 }
 
 /* ===== The effect log ===== */
@@ -359,11 +501,25 @@ static Value p_advancer(VladState *S, Value *args)
     return make_segment(S, CTL_SEG_ADV, 4, free);
 }
 
-/* (%cpj-leaf? n): whether an interval of n steps is a base case. */
+/* A base (>= 1) argument. */
+static int64_t base_arg(VladState *S, Value v)
+{
+    /* up to 2^53, as base=N is parsed (a step count stops at 9e15) */
+    double x = IS_REAL(v) ? vl_value_primal(v) : -1;
+    int64_t b = x >= 1 && x == floor(x) && x <= 9007199254740992.0
+                ? (int64_t)x : 0;
+    if (b < 1)
+        vl_except_runtime(S, VLAD_ERR_RUNTIME,
+                          "checkpoint-*j: expected a base of at least one "
+                          "step, got %s", vl_print_to_string(S, v, 60));
+    return b;
+}
+
+/* (%cpj-leaf? n base): whether an interval of n steps is a base case. */
 static Value p_leafp(VladState *S, Value *args)
 {
     int64_t n = count_arg(S, "checkpoint-*j", args[0]);
-    return vl_bool(n <= S->cpj->strategy.base);
+    return vl_bool(n <= base_arg(S, args[1]));
 }
 
 static Value same_leaf(VladState *S, Value a, Value b, void *ud)
@@ -396,6 +552,22 @@ void vl_cpj_progress_counting(VladState *S, int64_t now)
         S->config.progress(S->config.userdata, now - S->seg[0].anchor, 0);
 }
 
+/* The outermost run's base case being swept has ended (or the run): its
+   peak bytes. */
+static void close_base_case(VladState *S)
+{
+    Cpj *c = S->cpj;
+    if (c->open_mark < 0)
+        return;
+    int64_t bytes = c->open_live_bytes
+                    + ((int64_t)S->tape_bytes - c->open_mark);
+    if (bytes > c->stats.last_peak_bytes)
+        c->stats.last_peak_bytes = bytes;
+    if (bytes > c->stats.peak_bytes)
+        c->stats.peak_bytes = bytes;
+    c->open_mark = -1;
+}
+
 /* (%cpj-count-leaf n): count a base case of n steps; returns n. */
 static Value p_count_leaf(VladState *S, Value *args)
 {
@@ -403,6 +575,14 @@ static Value p_count_leaf(VladState *S, Value *args)
     int64_t n = count_arg(S, "checkpoint-*j", args[0]);
     c->stats.base_cases++;
     c->stats.base_steps += n;
+    if (S->nseg == 0 && c->outermost_open) {
+        close_base_case(S);
+        /* the snapshots held, with the data each reaches, and the
+           working state (the start of this base case) */
+        c->open_live_bytes = c->live_bytes + c->live * c->snapshot_data
+                             + c->stats.plan_snapshot_bytes;
+        c->open_mark = (int64_t)S->tape_bytes;
+    }
     if (S->nseg == 0 && S->config.progress != NULL) {
         /* the outermost run (inner ones run inside its segments) */
         c->progress_done += n;
@@ -412,34 +592,124 @@ static Value p_count_leaf(VladState *S, Value *args)
     return args[0];
 }
 
-/* (%cpj-slots n): the slots of a run of n steps. */
-static Value p_slots(VladState *S, Value *args)
+/* (%cpj-pilot-steps n): the steps a plan's pilot tapes before a run of
+   n steps (vm/cpj.h), 0 when the strategy has no budget. */
+static Value p_pilot_steps(VladState *S, Value *args)
 {
     const CpjStrategy *st = &S->cpj->strategy;
     int64_t n = count_arg(S, "checkpoint-*j", args[0]);
-    int64_t t = units(st, n), lg = 0;
-    if (st->kind != CPJ_BINOMIAL)
-        return vl_num((double)st->slots);
-    if (st->slots > 0)  /* more than t slots split as t do */
-        return vl_num((double)(st->slots < t ? st->slots : t));
-    /* automatic: ceil(log2 t) + 4 slots (logarithmic memory; on the
-       rotation benchmark as fast as 2 ceil(log2 t) + 1, which held 33
-       checkpoints at l = 3203 where this holds 20, bench/cpj) */
-    while (((int64_t)1 << lg) < t && lg < 62)
-        lg++;
-    return vl_num((double)(lg + 4));
+    if (st->budget == 0 || n < 2)
+        return vl_num(0);
+    /* a short run under a budget of a megabyte or more is one base case
+       without measuring (its tape would need a kilobyte a step to pass
+       the budget) */
+    if (st->base == 0 && n <= SHORT_RUN && st->budget >= SHORT_RUN_BUDGET)
+        return vl_num(0);
+    int64_t p = n / PILOT_FRACTION;
+    return vl_num((double)(p < 1 ? 1 : p > PILOT_MAX ? PILOT_MAX : p));
 }
 
-/* (%cpj-split n slots): the split point of n > base steps. */
+/* (%cpj-tape-bytes): the bytes recorded on tapes so far. */
+static Value p_tape_bytes(VladState *S, Value *args)
+{
+    (void)args;
+    return vl_num((double)S->tape_bytes);
+}
+
+static Value count_active(VladState *S, Value a, Value b, void *ud)
+{
+    (void)S, (void)b;
+    if (vl_real_marked(a))
+        ++*(int64_t *)ud;
+    return a;
+}
+
+/* The bytes the data of state u takes beyond its frames: its reals that
+   depend on the input (vm/value.h, "Activity"), each in a heap cell. */
+static int64_t snapshot_data_bytes(VladState *S, Value u)
+{
+    int64_t reals = 0;
+    vl_walk_map(S, u, count_active, &reals);
+    return reals * DATA_BYTES_PER_REAL;
+}
+
+/* (%cpj-plan n pilot): (list slots base) for a run of n steps, also kept
+   in the stats when the run is outermost.  'pilot' is #f or, from the
+   driver's %cpj-pilot, (list u bytes): the state u a pilot reached and
+   the tape bytes it recorded getting there. */
+static Value p_plan(VladState *S, Value *args)
+{
+    Cpj *c = S->cpj;
+    const CpjStrategy *st = &c->strategy;
+    int64_t n = count_arg(S, "checkpoint-*j", args[0]);
+    CpjPlan plan = {0, st->base, 0, 0};
+    int64_t snapshot = 0, per_step = 0, data = 0;
+    if (st->budget > 0 && !IS_FALSE(args[1])) {
+        Value u = IS_PAIR(args[1]) ? AS_PAIR(args[1])->car : NIL_VAL;
+        Value rest = IS_PAIR(args[1]) ? AS_PAIR(args[1])->cdr : NIL_VAL;
+        if (!IS_CKPT(u) || !IS_PAIR(rest))
+            vl_except_runtime(S, VLAD_ERR_RUNTIME,
+                              "checkpoint-*j: expected a pilot, got %s",
+                              vl_print_to_string(S, args[1], 60));
+        int64_t bytes = count_arg(S, "checkpoint-*j", AS_PAIR(rest)->car);
+        int64_t m = AS_CKPT(u)->position;
+        data = snapshot_data_bytes(S, u);
+        c->stats.pilot_steps += m;
+        snapshot = (int64_t)AS_CKPT(u)->bytes + data;
+        per_step = (bytes + (m > 0 ? m : 1) - 1) / (m > 0 ? m : 1);
+        int64_t min_bytes;
+        if (!vl_cpj_plan_budget(st, n, snapshot, per_step, &plan,
+                                &min_bytes))
+            vl_except_runtime(S, VLAD_ERR_RUNTIME,
+                              "checkpoint-*j: budget=%lld bytes is below "
+                              "this computation's minimum, %lld bytes (one "
+                              "snapshot of %lld bytes and a base case of "
+                              "%lld steps at %lld tape bytes a step)",
+                              (long long)st->budget, (long long)min_bytes,
+                              (long long)snapshot,
+                              (long long)(st->base > 0 ? st->base : 1),
+                              (long long)per_step);
+    } else if (st->budget > 0) {
+        plan.slots = 1;         /* no pilot: a run of at most one step,
+                                   or a short one (p_pilot_steps) */
+        plan.base = st->base > 0 ? st->base : n > 0 ? n : 1;
+    } else if (st->kind == CPJ_BINOMIAL) {
+        int64_t t = units(st->base, n);
+        plan.slots = st->slots < t ? st->slots : (t > 0 ? t : 1);
+        plan.reexec = (double)st->base
+                      * vl_cpj_binomial_cost(t, plan.slots);
+    }
+    if (S->nseg == 0) {         /* the outermost run: its plan, its stats */
+        VladCpjStats *x = &c->stats;
+        x->plan_kind = st->kind == CPJ_BINOMIAL;
+        x->plan_slots = plan.slots;
+        x->plan_base = plan.base;
+        x->plan_budget = st->budget;
+        x->plan_reexec_steps = (int64_t)plan.reexec;
+        x->plan_peak_bytes = plan.peak_bytes;
+        x->plan_snapshot_bytes = snapshot;
+        x->plan_step_bytes = per_step;
+        x->last_peak_bytes = 0;
+        c->snapshot_data = data;
+        c->advanced_before = x->advanced_steps;
+        c->open_mark = -1;
+        c->outermost_open = 1;
+    }
+    return vl_value_list2(vl_num((double)plan.slots),
+                          vl_num((double)plan.base));
+}
+
+/* (%cpj-split n slots base): the split point of n > base steps. */
 static Value p_split(VladState *S, Value *args)
 {
     const CpjStrategy *st = &S->cpj->strategy;
     int64_t n = count_arg(S, "checkpoint-*j", args[0]);
+    int64_t base = base_arg(S, args[2]);
     if (st->kind == CPJ_BISECTION)
         return vl_num((double)(n / 2));
     int64_t s = count_arg(S, "checkpoint-*j", args[1]);
-    return vl_num((double)(vl_cpj_binomial_split(units(st, n), s)
-                           * st->base));
+    return vl_num((double)(vl_cpj_binomial_split(units(base, n), s)
+                           * base));
 }
 
 /* (%cpj-start f x): the state before (f x), a checkpoint with no frames. */
@@ -453,13 +723,21 @@ static Value p_start(VladState *S, Value *args)
     return vl_obj(VT_CKPT, k);
 }
 
-/* (%checkpoint-input u): the argument of the pending application of u. */
+/* (%checkpoint-input u): the argument of the pending application of u
+   -- the driver's last call, which also ends an outermost run's stats. */
 static Value p_input(VladState *S, Value *args)
 {
     if (!IS_CKPT(args[0]) || AS_CKPT(args[0])->finished)
         vl_except_runtime(S, VLAD_ERR_RUNTIME,
                           "checkpoint-*j: expected a suspended checkpoint, "
                           "got %s", vl_print_to_string(S, args[0], 60));
+    Cpj *c = S->cpj;
+    if (S->nseg == 0 && c->outermost_open) {
+        close_base_case(S);
+        c->stats.last_reexec_steps = c->stats.advanced_steps
+                                     - c->advanced_before;
+        c->outermost_open = 0;
+    }
     return AS_CKPT(args[0])->arg;
 }
 
@@ -510,10 +788,12 @@ static Value p_release(VladState *S, Value *args)
 static const PrimInfo cpj_prims[] = {
     {"%cpj-runner", p_runner, 2, -1},
     {"%cpj-advancer", p_advancer, 3, -1},
-    {"%cpj-leaf?", p_leafp, 1, -1},
+    {"%cpj-leaf?", p_leafp, 2, -1},
     {"%cpj-check-cotangent", p_check_cotangent, 2, -1},
-    {"%cpj-slots", p_slots, 1, -1},
-    {"%cpj-split", p_split, 2, -1},
+    {"%cpj-pilot-steps", p_pilot_steps, 1, -1},
+    {"%cpj-tape-bytes", p_tape_bytes, 0, -1},
+    {"%cpj-plan", p_plan, 2, -1},
+    {"%cpj-split", p_split, 3, -1},
     {"%cpj-start", p_start, 2, -1},
     {"%checkpoint-input", p_input, 1, -1},
     {"%cpj-hold", p_hold, 3, -1},

@@ -29,8 +29,12 @@ typedef enum CpjKind { CPJ_BISECTION, CPJ_BINOMIAL } CpjKind;
 
 typedef struct CpjStrategy {
     CpjKind kind;
-    int64_t slots;          /* binomial: 0 = chosen from the length */
-    int64_t base;           /* intervals of at most base steps use *j */
+    int64_t slots;          /* binomial: slots=S, or 0: planned from budget */
+    int64_t base;           /* intervals of at most base steps use *j;
+                               0: planned from the budget (binomial) or
+                               1000 (bisection, binomial with slots=S) */
+    int64_t budget;         /* binomial without slots=: the bytes of live
+                               snapshots plus the tape being swept */
 } CpjStrategy;
 
 typedef struct Cpj {
@@ -38,6 +42,13 @@ typedef struct Cpj {
     int64_t live, live_bytes;   /* checkpoints held by drivers now */
     int64_t progress_done;      /* the outermost run: steps reversed, */
     int64_t progress_total;     /* of its primal steps */
+    /* the outermost run's base case being swept (peak_bytes): the tape
+       bytes recorded when it started (-1: none open), the snapshot
+       bytes live then; the data bytes each snapshot reaches (pilot) */
+    int64_t open_mark, open_live_bytes, snapshot_data;
+    int64_t advanced_before;    /* stats.advanced_steps when it began */
+    int outermost_open;         /* an outermost run is between its plan
+                                   and its end */
     VladCpjStats stats;
 } Cpj;
 
@@ -53,7 +64,27 @@ VL_INTERNAL int vl_cpj_parse(const char *spec, CpjStrategy *out, char *err,
    with s slots (see vm/cpj.c): O(log t) work whatever t and s are. */
 VL_INTERNAL int64_t vl_cpj_binomial_split(int64_t t, int64_t s);
 
-/* The default strategy: binomial, slots from the length, base 1000. */
+/* T(t, s): the units the binomial rule re-executes to reverse t units
+   with s slots (the revolve optimum), in closed form; a double because
+   it can pass 2^63 (s = 1 is quadratic). */
+VL_INTERNAL double vl_cpj_binomial_cost(int64_t t, int64_t s);
+
+/* A plan: the slots and base of one run of n steps under the budget
+   strategy 'st', from what a snapshot holds ('snapshot' bytes) and what
+   the tape takes per step ('per_step' bytes), the pair minimizing the
+   predicted work among those within st->budget.  Returns 0 when even one
+   snapshot and a base case of one step (or of st->base steps) exceed the
+   budget, with the minimum in *min_bytes. */
+typedef struct CpjPlan {
+    int64_t slots, base;
+    double reexec;              /* predicted re-executed steps */
+    int64_t peak_bytes;         /* predicted peak bytes */
+} CpjPlan;
+VL_INTERNAL int vl_cpj_plan_budget(const CpjStrategy *st, int64_t n,
+                                   int64_t snapshot, int64_t per_step,
+                                   CpjPlan *out, int64_t *min_bytes);
+/* The default strategy: binomial, planned from VL_CPJ_DEFAULT_BUDGET. */
+#define VL_CPJ_DEFAULT_BUDGET ((int64_t)32 << 20)
 VL_INTERNAL CpjStrategy vl_cpj_default(void);
 
 /* Allocate S->cpj with the default strategy. */

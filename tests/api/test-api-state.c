@@ -486,7 +486,36 @@ static void test_checkpoint_strategy(void)
         vlad_get_stats(S, &after);
         CHECK_INT(after.checkpoint.base_cases - before.checkpoint.base_cases,
                   1);
+        CHECK_INT(after.checkpoint.plan_budget, 32 << 20);
     }
+
+    /* a budget: the plan is in the stats, its predicted re-executed steps
+       are what happened, its predicted peak within the budget; a budget
+       below the minimum is an error naming it, and the state goes on */
+    CHECK_STATUS(S, vlad_set_checkpoint(S, "binomial,budget=4k"), VLAD_OK);
+    vlad_get_stats(S, &before);
+    CHECK_STR(apitest_eval(S, "(checkpoint-*j g 1 1)"), ref);
+    vlad_get_stats(S, &after);
+    const VladCpjStats *c = &after.checkpoint;
+    CHECK_INT(c->plan_budget, 4096);
+    CHECK(c->plan_slots >= 1);
+    CHECK(c->plan_base >= 1 && c->plan_base < 502);
+    CHECK(c->pilot_steps > before.checkpoint.pilot_steps);
+    CHECK(c->plan_snapshot_bytes > 0 && c->plan_step_bytes > 0);
+    CHECK(c->plan_peak_bytes > 0 && c->plan_peak_bytes <= 4096);
+    CHECK_INT(c->last_reexec_steps, c->plan_reexec_steps);
+    CHECK_INT(c->last_reexec_steps,
+              c->advanced_steps - before.checkpoint.advanced_steps);
+    CHECK(c->last_peak_bytes > 0);
+    CHECK(c->base_cases - before.checkpoint.base_cases > 1);
+    CHECK_STATUS(S, vlad_set_checkpoint(S, "binomial,budget=16"), VLAD_OK);
+    CHECK_STATUS(S, vlad_eval_string(S, "(checkpoint-*j g 1 1)", "<t>", NULL),
+                 VLAD_ERR_RUNTIME);
+    CHECK(strstr(vlad_last_error(S)->message, "minimum") != NULL);
+    CHECK_STATUS(S, vlad_set_checkpoint(S, "binomial,slots=2,budget=1M"),
+                 VLAD_ERR_ARGUMENT);
+    CHECK_STATUS(S, vlad_set_checkpoint(S, "binomial,budget=1G"), VLAD_OK);
+    CHECK_STR(apitest_eval(S, "(checkpoint-*j g 1 1)"), ref);
     vlad_close(S);
 }
 

@@ -8,7 +8,8 @@ Runs every program tests/cpj/corpus-*.vlad and tests/cpj/count-*.vlad
 (or the ones named) under each strategy of CORPUS_SPECS or COUNT_SPECS
 below (bisection with base 1, 3, 10, 100; binomial with slots 2, 3, 5, 10
 and base 1, 4, 25 -- all 12 combinations for count-*, 8 for corpus-*;
-count-* also under the default, binomial,base=4 and bisection), as
+count-* also under the default, binomial,base=4, bisection and four
+budgets), as
 
     vlad --stats --checkpoint=SPEC NAME.vlad   < NAME.in or /dev/null
 
@@ -28,14 +29,17 @@ from this directory, and checks:
     checkpoint-*j; the first output line is n = (cadr (primops f x))),
     the --stats totals of that call:
       runs = 1, primal steps = n, base-case steps = n, and
-      binomial with s slots (SPEC's slots, or without slots
-      s = ceil(log2 t) + 4), base b, t = ceil(n / b) units:
+      the plan --stats prints (SPEC's slots and base, or those the
+      budget's planner chose; the budget as given, the predicted peak
+      within it), and binomial with s slots, base b, t = ceil(n / b)
+      units:
         re-executed steps R = b * T(t, s), where T(1, s) = 0,
         T(t, 1) = t(t-1)/2, T(t, s) = min over 1 <= m < t of
         m + T(t - m, s - 1) + T(m, s)   (the revolve optimum; computed
         by the closed form r t - C(s + r, s + 1), which is first checked
         against this definition for t <= 150);
-        base cases = t; peak live checkpoints <= s - 1;
+        base cases = t; peak live checkpoints <= s - 1; the plan's
+        predicted and the run's actual re-executed steps both R;
       bisection with base b: with m = floor(n / 2) at every level,
         R(n) = 0 if n <= b else m + R(n - m) + R(m), base cases
         L(n) = 1 if n <= b else L(n - m) + L(m) (both exact), and
@@ -78,16 +82,22 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 BISECTION = ["bisection,base=%d" % b for b in (1, 3, 10, 100)]
 BINOMIAL = ["binomial,slots=%d,base=%d" % (s, b)
             for s in (2, 3, 5, 10) for b in (1, 4, 25)]
-# count-*.vlad: every combination, the default (base 1000, automatic
-# slots), automatic slots with a small base, and bisection's default base.
-COUNT_SPECS = [""] + BISECTION + BINOMIAL + ["binomial,base=4", "bisection"]
+# Budgets (the planner chooses slots, and base where none is given).
+BUDGETS = ["binomial,budget=3k", "binomial,budget=8k",
+           "binomial,budget=30k,base=4", "binomial,budget=1M"]
+# count-*.vlad: every combination, the default (a budget), a budget with a
+# small base, bisection's default base, and the budgets.
+COUNT_SPECS = ([""] + BISECTION + BINOMIAL + ["binomial,base=4", "bisection"]
+               + BUDGETS)
 # corpus-*.vlad: every bisection base and, to keep make check fast (each
 # vlad run costs ~0.1 s under ASan), 8 of the 12 binomial combinations,
-# each slots value with two bases and each base with 2 or 3 slots values.
+# each slots value with two bases and each base with 2 or 3 slots values,
+# and a budget small enough to split every run.
 # (The default strategy is the golden test itself, run by run-golden.)
 CORPUS_SPECS = BISECTION + ["binomial,slots=%d,base=%d" % sb for sb in
                             ((2, 1), (2, 25), (3, 1), (3, 4),
-                             (5, 4), (5, 25), (10, 1), (10, 25))]
+                             (5, 4), (5, 25), (10, 1), (10, 25))] + [
+                                 "binomial,budget=16k"]
 # Extra strategies for count-200.vlad: no free slot.
 SLOTS_ONE = ["binomial,slots=1,base=%d" % b for b in (1, 4, 25)]
 
@@ -159,18 +169,23 @@ def ceil_log2(t):
 
 
 def parse_spec(spec):
-    """(strategy, slots or None, base) of a SPEC string."""
+    """(strategy, slots or None, base or None, budget or None) of a SPEC
+    string (the default: binomial with a budget)."""
     if spec == "":
-        return ("binomial", None, 1000)
+        return ("binomial", None, None, "default")
     parts = spec.split(",")
-    slots, base = None, 1000
+    slots, base, budget = None, None, None
     for p in parts[1:]:
         k, v = p.split("=")
         if k == "slots":
             slots = int(v)
         elif k == "base":
             base = int(v)
-    return (parts[0], slots, base)
+        elif k == "budget":
+            budget = int(v[:-1]) * {"k": 1 << 10, "M": 1 << 20}[v[-1]]
+    if parts[0] == "binomial" and slots is None and budget is None:
+        budget = "default"
+    return (parts[0], slots, base, budget)
 
 
 # ---------------------------------------------------------------- running
@@ -281,6 +296,12 @@ def parse_stats(err):
         "reexec": r"^checkpoint-\*j re-executed steps: (\d+)",
         "leaves": r"^checkpoint-\*j base cases: (\d+) \((\d+) steps\)",
         "peak": r"^checkpoint-\*j peak live checkpoints: (\d+)",
+        "plan_budget": r"^checkpoint-\*j plan: binomial, budget (\d+) bytes",
+        "plan_slots": r"^checkpoint-\*j plan: .* (\d+) slots",
+        "plan_base": r"^checkpoint-\*j plan: .*base (\d+) steps",
+        "predicted": r"^checkpoint-\*j plan predicted: (\d+) re-executed",
+        "predicted_peak": r"^checkpoint-\*j plan predicted: .*peak (\d+)",
+        "actual": r"^checkpoint-\*j plan actual: (\d+) re-executed",
     }
     for line in err.splitlines():
         if not STAT_LINE.match(line) or re.search(r"error|sanitizer", line, re.I):
@@ -311,12 +332,31 @@ def check_counts(spec, n_printed, st):
     if n_printed is not None:
         expect("primal steps", n, n_printed)
     expect("base-case steps", st["leaf_steps"], n)
-    strategy, slots, base = parse_spec(spec)
+    strategy, slots, base, budget = parse_spec(spec)
+    if "plan_base" not in st:
+        return ["--stats lacks the plan"]
+    # the plan: as given, or as the budget's planner chose it
+    if base is not None or budget is None:
+        expect("plan's base", st["plan_base"], base or 1000)
+    base = st["plan_base"]
     t = -(-n // base)
     if strategy == "binomial":
-        s = slots if slots is not None else ceil_log2(t) + 4
+        if slots is not None:
+            expect("plan's slots", st["plan_slots"], min(slots, t))
+        s = st["plan_slots"]
+        if budget is not None:
+            if budget != "default":
+                expect("plan's budget", st.get("plan_budget", -1), budget)
+            if st.get("predicted_peak", 0) > st.get("plan_budget", 0):
+                fails.append("predicted peak %s > budget %s"
+                             % (st.get("predicted_peak"),
+                                st.get("plan_budget")))
         expect("re-executed steps (b*T(%d,%d))" % (t, s), st["reexec"],
                base * revolve_t(t, s))
+        expect("predicted re-executed steps", st.get("predicted", -1),
+               base * revolve_t(t, s))
+        expect("the run's re-executed steps", st.get("actual", -1),
+               st["reexec"])
         expect("base cases", st["leaves"], t)
         if st["peak"] > s - 1:
             fails.append("peak live checkpoints = %d > s-1 = %d" % (st["peak"], s - 1))
@@ -362,7 +402,10 @@ def check_env():
     """(label, failures) of the VLAD_CHECKPOINT cases."""
     results = []
     for bad in ("nonsense", "bisection,base=0", "binomial,slots=0",
-                "binomial,slots=x", "binomial,base=2.5", "bisection,slots=3"):
+                "binomial,slots=x", "binomial,base=2.5", "bisection,slots=3",
+                "binomial,budget=0", "binomial,budget=12X",
+                "binomial,slots=2,budget=1M", "bisection,budget=1M",
+                "binomial,budget=", "binomial,budget=9999999999G"):
         label = "VLAD_CHECKPOINT=%s" % bad
         status, out, err = run("count-one.vlad", [], {"VLAD_CHECKPOINT": bad})
         fails = []

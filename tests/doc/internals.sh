@@ -70,7 +70,8 @@ if test "$bound" = "$documented"; then ok; else
 fi
 for n in $bound; do
     # used by the driver: called, not only defined
-    if grep -F "($n " "$srcdir/stdlib/prelude.vlad" | grep -v -F "(define ($n " \
+    if grep -F -e "($n " -e "($n)" "$srcdir/stdlib/prelude.vlad" \
+        | grep -v -F -e "(define ($n " -e "(define ($n)" \
         | grep -q .; then ok; else bad "$n is not used by stdlib/prelude.vlad"; fi
 done
 

@@ -108,8 +108,8 @@ def stats():
 
 def checkpoint_command():
     v = session()
-    cmd(v, ",checkpoint", r"checkpoint-\*j strategy: default \(binomial, "
-        r"slots from the length, base=1000\)\n")
+    cmd(v, ",checkpoint", r"checkpoint-\*j strategy: default "
+        r"\(binomial,budget=32M\)\n")
     cmd(v, CPJ, r"")
     cmd(v, "(checkpoint-*j f 0.5 1)", r"\(.*\)\n")
     out = cmd(v, ",stats", r".*base cases: (\d+) .*")

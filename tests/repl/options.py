@@ -191,13 +191,16 @@ def stats():
 
 
 def progress():
+    # (a strategy that splits the run: under the default budget it would
+    # be one base case, one *j, with nothing to report until its end)
+    split = "--checkpoint=binomial,slots=20"
     prog = write("cpj-progress.vlad", CPJ % 400000)
-    st, expected, err = run([prog])
+    st, expected, err = run([split, prog])
     expect_equal("status", st, 0)
     # stderr is not a terminal: no bar
-    ok(["--progress", prog], expected)
+    ok([split, "--progress", prog], expected)
     # on a terminal: a bar, redrawn in place, erased before the result
-    v = Vlad(["--progress", prog], cols=70)
+    v = Vlad([split, "--progress", prog], cols=70)
     expect_equal("status on a terminal", v.wait(), 0)
     if not re.search(r"checkpoint-\*j \[[#.]+\] +\d+% +\d+/400\d\d\d steps +"
                      r"(estimating|[0-9.]+ s left|\d+ min \d+ s left)",
@@ -209,7 +212,7 @@ def progress():
     if any(len(x) > 69 for x in re.split(r"[\r\n]", clean_bar(v.raw))):
         v.fail("a bar is wider than the terminal")
     # without --progress, nothing but the result
-    v = Vlad([prog], cols=70)
+    v = Vlad([split, prog], cols=70)
     expect_equal("status", v.wait(), 0)
     expect_equal("output", v.raw, expected.replace("\n", "\r\n"))
 

@@ -4,7 +4,7 @@
  *
  * The prelude's driver of checkpoint-*j calls vm/cpj.c and the segment
  * prototypes of vm/vm.c through private names (%cpj-...,
- * %checkpoint-input): 15 of them.  For every such name bound in the
+ * %checkpoint-input): 17 of them.  For every such name bound in the
  * prelude environment (those and the driver's own procedures), found by
  * scanning its cells:
  * - a program cannot reach it: evaluated in the user environment, the
@@ -40,8 +40,13 @@ static const char *const bad[] = {
 /* calls whose arguments are checked: each must raise checkpoint-*j's
    error */
 static const char *const must_fail[] = {
-    "(%cpj-leaf? -1)", "(%cpj-leaf? 1.5)", "(%cpj-leaf? #t)",
-    "(%cpj-slots '())", "(%cpj-split (/ 0. 0.) 3)", "(%cpj-split 10 -2)",
+    "(%cpj-leaf? -1 4)", "(%cpj-leaf? 1.5 4)", "(%cpj-leaf? #t 4)",
+    "(%cpj-leaf? 4 0)", "(%cpj-leaf? 4 #f)",
+    "(%cpj-pilot-steps '())", "(%cpj-pilot-steps -5)",
+    "(%cpj-plan -1 #f)", "(%cpj-plan 10 5)", "(%cpj-plan 10 (list 5 5))",
+    "(%cpj-plan 10 (list (checkpoint (lambda (x) x) 1 0) -3))",
+    "(%cpj-split (/ 0. 0.) 3 4)", "(%cpj-split 10 -2 4)",
+    "(%cpj-split 10 2 0)", "(%cpj-split 10 2 1e300)",
     "(%cpj-runner 0 #t)", "(%cpj-runner -3 '())",
     "(%cpj-advancer 0 (cons 1 2) 5)", "(%cpj-advancer 1e300 #f 5)",
     "(%cpj-position 5)", "(%checkpoint-input 5)",
@@ -97,8 +102,8 @@ int main(void)
                 }
             }
     }
-    /* the 13 primitives of vm/cpj.c and the 2 segment prototypes */
-    CHECK(found == 15);
+    /* the 15 primitives of vm/cpj.c and the 2 segment prototypes */
+    CHECK(found == 17);
     for (size_t k = 0; k < sizeof must_fail / sizeof must_fail[0]; k++) {
         VladStatus st = run_prelude(S, must_fail[k]);
         if (st != VLAD_ERR_RUNTIME || S->err.message == NULL

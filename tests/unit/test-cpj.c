@@ -12,6 +12,15 @@
  *   SPEC or a step count takes) give a valid split; the old rule took
  *   O(s) work per binomial coefficient and O(sqrt t) coefficients, so
  *   these calls did not return (this test then ran into its timeout).
+ * - vl_cpj_binomial_cost, the closed form the budget's planner predicts
+ *   with, equals T(t, s) on the whole table, and is finite for huge t, s.
+ * - vl_cpj_plan_budget: for budgets from 1 kB to 1 GB, snapshots of 100 B
+ *   to 1 MB, 1 to 1000 tape bytes a step and runs of 1 to 10^12 steps,
+ *   the plan fits (slots x snapshot + base x step bytes <= budget, its
+ *   predicted peak too), has 1 <= slots <= units, predicts exactly
+ *   base x T(units, slots) re-executed steps, and more budget never
+ *   predicts more work; a budget below one snapshot and a one-step base
+ *   case is refused with that minimum; a given base is kept.
  */
 #include "config.h"
 
@@ -98,5 +107,78 @@ int main(void)
     /* one slot: the last unit alone */
     CHECK(vl_cpj_binomial_split((int64_t)1 << 53, 1)
           == ((int64_t)1 << 53) - 1);
+
+    /* the closed form */
+    wrong = 0;
+    for (int t = 1; t <= TMAX; t++)
+        for (int s = 1; s <= SMAX; s++)
+            if (vl_cpj_binomial_cost(t, s) != (double)(t < 2 ? 0 : T[t][s]))
+                wrong++;
+    CHECK(wrong == 0);
+    for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++)
+        for (size_t j = 0; j < sizeof ss / sizeof ss[0]; j++) {
+            double c = vl_cpj_binomial_cost(ts[i], ss[j]);
+            CHECK(c >= (double)(ts[i] - 1) && c < 1e40);
+        }
+
+    /* the budget's planner */
+    const int64_t budgets[] = {1024, 10000, 1 << 20, 8 << 20, 64 << 20,
+                               1 << 30};
+    const int64_t snaps[] = {100, 5000, 40000, 1 << 20};
+    const int64_t steps[] = {1, 30, 90, 1000};
+    const int64_t ns[] = {1, 2, 1000, 123457, 35000000, 1000000000000LL};
+    int bad = 0, refused = 0, planned = 0;
+    for (size_t a = 0; a < sizeof snaps / sizeof snaps[0]; a++)
+        for (size_t b = 0; b < sizeof steps / sizeof steps[0]; b++)
+            for (size_t c = 0; c < sizeof ns / sizeof ns[0]; c++) {
+                double last = -1;
+                for (size_t d = 0; d < sizeof budgets / sizeof budgets[0];
+                     d++) {
+                    CpjStrategy st = {CPJ_BINOMIAL, 0, 0, budgets[d]};
+                    CpjPlan p;
+                    int64_t min;
+                    int64_t n = ns[c];
+                    if (!vl_cpj_plan_budget(&st, n, snaps[a], steps[b], &p,
+                                            &min)) {
+                        refused++;
+                        if (min != snaps[a] + steps[b] || min <= budgets[d])
+                            bad++;
+                        continue;
+                    }
+                    planned++;
+                    int64_t t = (n + p.base - 1) / p.base;
+                    int64_t used = p.base < n ? p.base : n;
+                    if (p.slots < 1 || p.slots > (t > 0 ? t : 1)
+                        || p.base < 1
+                        || (double)p.slots * (double)snaps[a]
+                           + (double)used * (double)steps[b]
+                           > (double)budgets[d]
+                        || p.peak_bytes > budgets[d]
+                        || p.reexec != (double)p.base
+                                       * vl_cpj_binomial_cost(t, p.slots)
+                        || (last >= 0 && p.reexec > last * 1.0000001
+                            && n > 1)) {
+                        if (bad++ < 5)
+                            printf("plan n=%lld budget=%lld snapshot=%lld "
+                                   "step=%lld: slots %lld base %lld "
+                                   "reexec %g peak %lld\n", (long long)n,
+                                   (long long)budgets[d],
+                                   (long long)snaps[a], (long long)steps[b],
+                                   (long long)p.slots, (long long)p.base,
+                                   p.reexec, (long long)p.peak_bytes);
+                    }
+                    last = p.reexec;
+                }
+            }
+    CHECK(bad == 0);
+    CHECK(refused > 0 && planned > 0);
+    /* a given base is kept */
+    CpjStrategy fixed = {CPJ_BINOMIAL, 0, 77, 1 << 20};
+    CpjPlan p;
+    int64_t min;
+    CHECK(vl_cpj_plan_budget(&fixed, 100000, 1000, 10, &p, &min));
+    CHECK(p.base == 77);
+    CHECK(!vl_cpj_plan_budget(&fixed, 100000, 1 << 20, 10, &p, &min));
+    CHECK(min == (1 << 20) + 770);
     return CHECK_DONE();
 }
