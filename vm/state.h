@@ -140,6 +140,8 @@ struct VladState {
     uint32_t temp_next;
     uint64_t tape_nodes;            /* tape nodes recorded so far */
     uint64_t peak_tape_nodes;       /* the longest tape so far */
+    uint64_t last_tape_slots;       /* the slots of the last *j's own tape
+                                       (checkpoint-*j's pilot reads it) */
     struct Cpj *cpj;                /* checkpoint-*j (vm/cpj.h) */
     Value advance_value;            /* the internal advance delimiter */
     Value underflow_value;          /* the closure of underflow frames

@@ -698,6 +698,8 @@ next:
         uint64_t nodes = vl_ad_tape_nodes(top.chunk, top.n);
         if (nodes > S->peak_tape_nodes)
             S->peak_tape_nodes = nodes;
+        S->last_tape_slots = top.chunk != NULL
+                             ? (uint64_t)top.chunk->base + top.n : 0;
         if (S->nlimits > 0) {       /* let deferred advances fire */
             int64_t now = S->fuel_anchor - fuel;
             vl_delim_undefer(S, now);

@@ -83,7 +83,7 @@ BISECTION = ["bisection,base=%d" % b for b in (1, 3, 10, 100)]
 BINOMIAL = ["binomial,slots=%d,base=%d" % (s, b)
             for s in (2, 3, 5, 10) for b in (1, 4, 25)]
 # Budgets (the planner chooses slots, and base where none is given).
-BUDGETS = ["binomial,budget=3k", "binomial,budget=8k",
+BUDGETS = ["binomial,budget=4k", "binomial,budget=8k",
            "binomial,budget=30k,base=4", "binomial,budget=1M"]
 # count-*.vlad: every combination, the default (a budget), a budget with a
 # small base, bisection's default base, and the budgets.
