@@ -3,7 +3,7 @@
 CPU time and peak RSS against the problem size (rotation: l; sin: n), log-log,
 one line per mode / strategy, like the figures of Siskind & Pearlmutter (OMS
 2018).  Extrapolated points (runs not made, see bench/README.md) are hollow
-markers on dotted lines; the issue-4 targets are drawn in grey.
+markers on dotted lines; the targets (issue 22) are drawn in grey.
 Writes OUTDIR/cpj-rotation-time.png, cpj-rotation-rss.png, cpj-sin-time.png,
 cpj-sin-rss.png (OUTDIR defaults to the JSON's directory) and prints their
 paths.  Needs matplotlib (Debian: python3-matplotlib)."""
@@ -112,16 +112,25 @@ def main():
     big, small = T.get("l_big", 3203), T.get("l_small", 53)
     when = f"{R.get('date', '?')[:10]}, vlad {R.get('git') or '?'}"
     rss_targets = [(big, T.get("rss_bytes", 20e6) / 2**20, "20 MB")]
+    spec = T.get("spec", "default")
     r53 = [r for r in R["rows"].values() if r.get("program") == "rotation" and
-           r.get("variant") == "cpj:default" and r.get("size") == small and r.get("ok_run")]
+           r.get("variant") == "cpj:" + spec and r.get("size") == small and r.get("ok_run")]
     if r53 and r53[0].get("rss_kb"):
         rss_targets.append((big, T.get("rss_ratio", 1.25) * r53[0]["rss_kb"] / 1024,
-                            f"{T.get('rss_ratio', 1.25):g} x default at l={small}"))
+                            f"{T.get('rss_ratio', 1.25):g} x {spec} at l={small}"))
+    prim = [r for r in R["rows"].values() if r.get("program") == "rotation" and
+            r.get("variant") == "primal" and r.get("size") == big and r.get("ok_run")]
+    time_targets = []
+    if prim and T.get("over_primal"):
+        time_targets.append((big, T["over_primal"] * prim[0]["cpu_s"],
+                             f"{T['over_primal']:g} x primal ({spec})"))
+    elif T.get("cpu_s"):
+        time_targets.append((big, T["cpu_s"], f"target {T['cpu_s']:g} s"))
     made = []
     for prog, key, ylabel, title, name, targets in [
             ("rotation", "cpu_s", "CPU seconds (user+sys, whole process)",
              f"rotation (n = 1000): time ({when})", "cpj-rotation-time.png",
-             [(big, T.get("cpu_s", 85), f"target {T.get('cpu_s', 85):g} s")]),
+             time_targets),
             ("rotation", "rss_kb", "peak RSS, MiB", f"rotation (n = 1000): peak RSS ({when})",
              "cpj-rotation-rss.png", rss_targets),
             ("sin", "net_s", "CPU s (vlad: minus startup, >= 5 ms; ADOL-C: tape+reverse)",
