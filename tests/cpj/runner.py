@@ -83,7 +83,7 @@ BISECTION = ["bisection,base=%d" % b for b in (1, 3, 10, 100)]
 BINOMIAL = ["binomial,slots=%d,base=%d" % (s, b)
             for s in (2, 3, 5, 10) for b in (1, 4, 25)]
 # Budgets (the planner chooses slots, and base where none is given).
-BUDGETS = ["binomial,budget=4k", "binomial,budget=8k",
+BUDGETS = ["binomial,budget=5k", "binomial,budget=8k",
            "binomial,budget=30k,base=4", "binomial,budget=1M"]
 # count-*.vlad: every combination, the default (a budget), a budget with a
 # small base, bisection's default base, and the budgets.
@@ -92,12 +92,12 @@ COUNT_SPECS = ([""] + BISECTION + BINOMIAL + ["binomial,base=4", "bisection"]
 # corpus-*.vlad: every bisection base and, to keep make check fast (each
 # vlad run costs ~0.1 s under ASan), 8 of the 12 binomial combinations,
 # each slots value with two bases and each base with 2 or 3 slots values,
-# and a budget small enough to split every run.
+# and a budget small enough to split most of their runs.
 # (The default strategy is the golden test itself, run by run-golden.)
 CORPUS_SPECS = BISECTION + ["binomial,slots=%d,base=%d" % sb for sb in
                             ((2, 1), (2, 25), (3, 1), (3, 4),
                              (5, 4), (5, 25), (10, 1), (10, 25))] + [
-                                 "binomial,budget=16k"]
+                                 "binomial,budget=24k"]
 # Extra strategies for count-200.vlad: no free slot.
 SLOTS_ONE = ["binomial,slots=1,base=%d" % b for b in (1, 4, 25)]
 

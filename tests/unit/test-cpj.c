@@ -16,8 +16,9 @@
  *   with, equals T(t, s) on the whole table, and is finite for huge t, s.
  * - vl_cpj_plan_budget: for budgets from 1 kB to 1 GB, snapshots of 100 B
  *   to 1 MB, 1 to 1000 tape bytes a step and runs of 1 to 10^12 steps,
- *   the plan fits (slots x snapshot + base x step bytes <= 0.8 x budget,
- *   the rest being the collector's headroom; its predicted peak too), has 1 <= slots <= units, predicts exactly
+ *   the plan fits (slots x snapshot + base x step bytes <= 2/3 of the
+ *   budget, the rest being the collector's headroom; its predicted peak
+ *   too), has 1 <= slots <= units, predicts exactly
  *   base x T(units, slots) re-executed steps, and more budget never
  *   predicts more work; a budget below one snapshot and a one-step base
  *   case is refused with that minimum; a given base is kept.
@@ -143,7 +144,7 @@ int main(void)
                                             &min)) {
                         refused++;
                         if (min != (int64_t)ceil((double)(snaps[a] + steps[b])
-                                                 / 0.8)
+                                                 / (2.0 / 3.0))
                             || min <= budgets[d])
                             bad++;
                         continue;
@@ -155,7 +156,7 @@ int main(void)
                         || p.base < 1
                         || (double)p.slots * (double)snaps[a]
                            + (double)used * (double)steps[b]
-                           > 0.8 * (double)budgets[d]
+                           > (double)budgets[d] * 2.0 / 3.0
                         || p.peak_bytes > budgets[d]
                         || p.reexec != (double)p.base
                                        * vl_cpj_binomial_cost(t, p.slots)
@@ -182,6 +183,6 @@ int main(void)
     CHECK(vl_cpj_plan_budget(&fixed, 100000, 1000, 10, &p, &min));
     CHECK(p.base == 77);
     CHECK(!vl_cpj_plan_budget(&fixed, 100000, 1 << 20, 10, &p, &min));
-    CHECK(min == (int64_t)ceil(((1 << 20) + 770) / 0.8));
+    CHECK(min == (int64_t)ceil(((1 << 20) + 770) / (2.0 / 3.0)));
     return CHECK_DONE();
 }
