@@ -275,26 +275,35 @@ double vl_cpj_binomial_cost(int64_t t, int64_t s)
     return (double)r * (double)t - (double)beta(s + 1, r - 1);
 }
 
+/* The base units of n steps (the last one possibly shorter). */
+static int64_t units(int64_t base, int64_t n)
+{
+    return (n + base - 1) / base;
+}
+
+/* The plan of n steps with the given base and slots (capped at the
+   units, which split the same beyond: vl_cpj_binomial_split). */
+static CpjPlan fixed_plan(int64_t n, int64_t base, int64_t slots)
+{
+    int64_t t = units(base, n);
+    CpjPlan p = {slots < t ? slots : (t > 0 ? t : 1), base, 0, 0};
+    p.reexec = (double)base * vl_cpj_binomial_cost(t, p.slots);
+    return p;
+}
+
 /* One candidate of a budget plan: base b, the slots that fit beside its
    tape.  Returns 0 when not even one snapshot does. */
 static int plan_for_base(const CpjStrategy *st, int64_t n, int64_t b,
                          int64_t snapshot, int64_t per_step, CpjPlan *out)
 {
-    int64_t t = (n + b - 1) / b;
-    if (t < 1)
-        t = 1;
     double tape = (double)(b < n ? b : n) * (double)per_step;
     double room = (double)st->budget * HEAP_SHARE - tape;
     if (room < (double)snapshot)
         return 0;
     double fit = room / (double)snapshot;
-    int64_t s = fit >= (double)t ? t : (int64_t)fit;
-    if (s < 1)
-        s = 1;
-    out->slots = s;
-    out->base = b;
-    out->reexec = (double)b * vl_cpj_binomial_cost(t, s);
-    out->peak_bytes = (int64_t)((double)s * (double)snapshot + tape);
+    *out = fixed_plan(n, b, fit >= (double)n ? n : (int64_t)fit);
+    out->peak_bytes = (int64_t)((double)out->slots * (double)snapshot
+                                + tape);
     return 1;
 }
 
@@ -321,8 +330,7 @@ int vl_cpj_plan_budget(const CpjStrategy *st, int64_t n, int64_t snapshot,
         if (st->base == 0 && b > n)
             b = n > 0 ? n : 1;  /* the whole run is one base case */
         if (plan_for_base(st, n, b, snapshot, per_step, &p)) {
-            double cost = p.reexec
-                + per_case * (double)((n + p.base - 1) / p.base);
+            double cost = p.reexec + per_case * (double)units(p.base, n);
             if (!found || cost < best) {
                 *out = p;
                 best = cost;
@@ -335,11 +343,6 @@ int vl_cpj_plan_budget(const CpjStrategy *st, int64_t n, int64_t snapshot,
             break;
     }
     return found;
-}
-
-static int64_t units(int64_t base, int64_t n)
-{
-    return (n + base - 1) / base;
 }
 
 /* ===== State ===== */
@@ -685,22 +688,17 @@ static Value p_plan(VladState *S, Value *args)
            cases under a *j, whose nodes the tape bytes would count too):
            its plan must not depend on a measure.  Logarithmic slots of
            base units, 1000 steps unless base=N is given. */
-        plan.base = st->base > 0 ? st->base : DEFAULT_BASE;
-        int64_t t = units(plan.base, n), lg = 0;
+        int64_t base = st->base > 0 ? st->base : DEFAULT_BASE;
+        int64_t t = units(base, n), lg = 0;
         while (((int64_t)1 << lg) < t && lg < 62)
             lg++;
-        plan.slots = lg + 4 < t ? lg + 4 : (t > 0 ? t : 1);
-        plan.reexec = (double)plan.base
-                      * vl_cpj_binomial_cost(t, plan.slots);
+        plan = fixed_plan(n, base, lg + 4);
     } else if (st->budget > 0) {
         plan.slots = 1;         /* no pilot: a run of at most one step,
                                    or a short one (p_pilot_steps) */
         plan.base = st->base > 0 ? st->base : n > 0 ? n : 1;
     } else if (st->kind == CPJ_BINOMIAL) {
-        int64_t t = units(st->base, n);
-        plan.slots = st->slots < t ? st->slots : (t > 0 ? t : 1);
-        plan.reexec = (double)st->base
-                      * vl_cpj_binomial_cost(t, plan.slots);
+        plan = fixed_plan(n, st->base, st->slots);
     }
     if (S->nseg == 0) {         /* the outermost run: its plan, its stats */
         VladCpjStats *x = &c->stats;
