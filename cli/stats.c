@@ -55,6 +55,12 @@ static void print_plan(FILE *f, const VladCpjStats *c)
     if (!c->plan_kind)
         fprintf(f, "checkpoint-*j plan: bisection, base %lld steps\n",
                 (long long)c->plan_base);
+    else if (c->plan_budget > 0 && c->plan_kept > 0)
+        fprintf(f, "checkpoint-*j plan: binomial, budget %lld bytes: %lld "
+                   "slots, base %lld steps, states kept from the first "
+                   "run: %lld\n", (long long)c->plan_budget,
+                (long long)c->plan_slots, (long long)c->plan_base,
+                (long long)c->plan_kept);
     else if (c->plan_budget > 0)
         fprintf(f, "checkpoint-*j plan: binomial, budget %lld bytes: %lld "
                    "slots, base %lld steps\n", (long long)c->plan_budget,

@@ -262,6 +262,8 @@ typedef struct VladCpjStats {
                                    steps (its pilot not included) */
     int64_t last_peak_bytes;    /* and its peak bytes, as peak_bytes */
     int64_t plan_kind;          /* 0 bisection, 1 binomial */
+    int64_t plan_kept;          /* states its first run kept that its
+                                   reversal started segments from */
 } VladCpjStats;
 
 /* Statistics of the state. */

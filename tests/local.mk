@@ -124,6 +124,7 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/cpj/bad-spec-budget-slots.vlad \
 	%reldir%/cpj/bad-spec-budget-suffix.vlad \
 	%reldir%/cpj/budget-capture.vlad \
+	%reldir%/cpj/online-capture.vlad \
 	%reldir%/cpj/budget-too-small.vlad \
 	%reldir%/cpj/bad-spec-option.vlad \
 	%reldir%/cpj/bad-spec-slots-word.vlad \
@@ -176,6 +177,8 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/cpj/count-one.vlad \
 	%reldir%/cpj/count-tiny.vlad \
 	%reldir%/cpj/count-vector.vlad \
+	%reldir%/cpj/count-online.vlad \
+	%reldir%/cpj/count-online-effects.vlad \
 	%reldir%/cpj/slots-one.vlad \
 	%reldir%/errors/apply-boolean.vlad \
 	%reldir%/errors/apply-list.vlad \

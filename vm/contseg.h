@@ -76,6 +76,9 @@ typedef struct Checkpoint {
     int64_t position;       /* checkpoint-*j: step position of the state
                                made by an advance segment; else 0 */
     int held;               /* checkpoint-*j: counted as a held slot */
+    int64_t data_bytes;     /* checkpoint-*j: a state the first run kept:
+                               the bytes of its data (vm/cpjfirst.c), */
+    int data_measured;      /* measured, or else those of one before it */
 } Checkpoint;
 
 struct ContRun {

@@ -40,15 +40,8 @@
    least SHORT_RUN_BUDGET is planned as one base case with no pilot */
 #define SHORT_RUN 1000
 #define SHORT_RUN_BUDGET ((int64_t)1 << 20)
-/* The bytes a real of a snapshot's data takes on the heap: the pair or
-   closure slot holding it (a Value, 16 bytes) and its share of the cell
-   (a pair is two Values) */
-#define DATA_BYTES_PER_REAL 32
-/* The share of a budget a plan fills with data: the collector needs the
-   rest (the heap holds garbage beside the live data until it collects:
-   on the rotation benchmark, l = 3203, peak RSS grew by 1.5 x the data
-   planned, bench/cpj/run) */
-#define HEAP_SHARE (2.0 / 3.0)
+#define DATA_BYTES_PER_REAL VL_CPJ_DATA_BYTES_PER_REAL  /* (vm/cpj.h) */
+#define HEAP_SHARE VL_CPJ_HEAP_SHARE
 
 /* ===== Strategies ===== */
 
@@ -291,6 +284,90 @@ static CpjPlan fixed_plan(int64_t n, int64_t base, int64_t slots)
     return p;
 }
 
+double vl_cpj_interval_cost(int64_t n, int64_t base, int64_t slots)
+{
+    if (units(base, n) <= 1)
+        return 0;               /* a base case */
+    if (slots < 1)
+        return INFINITY;
+    return fixed_plan(n, base, slots).reexec;
+}
+
+/* Which kept states a reversal starts segments from (vm/cpj.h). */
+
+/* The predicted work of reversing a segment of n steps with the given
+   slots: its re-executed steps, and per_case steps for each base case. */
+static double segment_work(int64_t n, int64_t base, int64_t slots,
+                           double per_case)
+{
+    return vl_cpj_interval_cost(n, base, slots)
+           + per_case * (double)((n + base - 1) / base);
+}
+
+int vl_cpj_choose_kept(int64_t n, int64_t base, int64_t slots,
+                       double per_case, const int64_t *q, int c,
+                       int *chosen, double *reexec, double *work)
+{
+    /* best[i][j]: the least work from kept state i (0: the start, 1..c:
+       q[i - 1]) to the end when i is the j-th state chosen (j slots
+       taken to its left, itself included; the start takes none);
+       next[i][j]: the next state chosen, c + 1 for none. */
+    int m = c + 1;
+    int64_t jmax = slots < m ? slots : m;
+    size_t cells = (size_t)m * (size_t)(jmax + 1);
+    double *best = malloc(cells * sizeof *best);
+    int *next = malloc(cells * sizeof *next);
+    if (best == NULL || next == NULL) {
+        free(best);
+        free(next);
+        *reexec = vl_cpj_interval_cost(n, base, slots);
+        *work = segment_work(n, base, slots, per_case);
+        return 0;
+    }
+#define AT(i, j) ((size_t)(i) * (size_t)(jmax + 1) + (size_t)(j))
+    for (int i = c; i >= 0; i--) {
+        int64_t pos = i == 0 ? 0 : q[i - 1];
+        for (int64_t j = i < jmax ? i : jmax; j >= (i > 0); j--) {
+            double b = segment_work(n - pos, base, slots - j, per_case);
+            int nx = c + 1;
+            if (j + 1 <= jmax)
+                for (int i2 = i + 1; i2 <= c; i2++) {
+                    double rest = best[AT(i2, j + 1)];
+                    if (rest >= b)
+                        continue;
+                    double here = segment_work(q[i2 - 1] - pos, base,
+                                               slots - j, per_case);
+                    if (here + rest < b) {
+                        b = here + rest;
+                        nx = i2;
+                    }
+                }
+            best[AT(i, j)] = b;
+            next[AT(i, j)] = nx;
+        }
+    }
+    /* the path from the start, and its re-executed steps */
+    int k = 0;
+    int64_t pos = 0;
+    double total = 0;
+    for (int i = 0, j = 0;; j++) {
+        int nx = next[AT(i, j)];
+        int64_t end = nx <= c ? q[nx - 1] : n;
+        total += vl_cpj_interval_cost(end - pos, base, slots - j);
+        if (nx > c)
+            break;
+        chosen[k++] = nx - 1;
+        pos = end;
+        i = nx;
+    }
+    *reexec = total;
+    *work = best[AT(0, 0)];
+#undef AT
+    free(best);
+    free(next);
+    return k;
+}
+
 /* One candidate of a budget plan: base b, the slots that fit beside its
    tape.  Returns 0 when not even one snapshot does. */
 static int plan_for_base(const CpjStrategy *st, int64_t n, int64_t b,
@@ -307,6 +384,15 @@ static int plan_for_base(const CpjStrategy *st, int64_t n, int64_t b,
     return 1;
 }
 
+/* The work of each base case beyond its steps (tapifying its start
+   state, the cotangent copies of its end state), in steps: about two
+   passes over a snapshot's bytes, at the tape's bytes per step. */
+double vl_cpj_per_case(int64_t snapshot, int64_t per_step)
+{
+    return 2.0 * (double)(snapshot > 1 ? snapshot : 1)
+           / (double)(per_step > 1 ? per_step : 1);
+}
+
 int vl_cpj_plan_budget(const CpjStrategy *st, int64_t n, int64_t snapshot,
                        int64_t per_step, CpjPlan *out, int64_t *min_bytes)
 {
@@ -318,10 +404,7 @@ int vl_cpj_plan_budget(const CpjStrategy *st, int64_t n, int64_t snapshot,
     *min_bytes = (int64_t)ceil((double)(snapshot + (bmin < n ? bmin
                                                     : (n > 0 ? n : 1))
                                                    * per_step) / HEAP_SHARE);
-    /* the work of each base case beyond its steps (tapifying its start
-       state, the cotangent copies of its end state), in steps: about two
-       passes over a snapshot's bytes, at the tape's bytes per step */
-    double per_case = 2.0 * (double)snapshot / (double)per_step;
+    double per_case = vl_cpj_per_case(snapshot, per_step);
     int found = 0;
     double best = 0;
     /* bases from bmin up, each a quarter more than the last */
@@ -378,7 +461,9 @@ typedef struct Log {
     Value *values;
 } Log;
 
-Value vl_cpj_finish_log(VladState *S, Value raw_list)
+/* The first run has ended: its log (a raw list in the frame's register,
+   newest first) as a finished, searchable log. */
+static Value finish_log(VladState *S, Value raw_list)
 {
     (void)S;
     size_t n = 0;
@@ -397,6 +482,20 @@ Value vl_cpj_finish_log(VladState *S, Value raw_list)
     Value v = vl_raw(0);
     v.as.ptr = l;
     return v;
+}
+
+Value vl_cpj_first_result(VladState *S, Value y, int64_t n, Value raw_log)
+{
+    VladCpjStats *st = &S->cpj->stats;
+    st->calls++;
+    st->primal_steps += n;
+    if (S->nseg == 0) {
+        S->cpj->progress_done = 0;
+        S->cpj->progress_total = n;
+    }
+    Value items[4] = {y, vl_num((double)n), finish_log(S, raw_log),
+                      NIL_VAL};
+    return vl_value_tuple(items, 4);
 }
 
 static int64_t position(VladState *S, const CpjSeg *e)
@@ -639,17 +738,111 @@ static Value count_active(VladState *S, Value a, Value b, void *ud)
 
 /* The bytes the data of state u takes beyond its frames: its reals that
    depend on the input (vm/value.h, "Activity"), each in a heap cell. */
-static int64_t snapshot_data_bytes(VladState *S, Value u)
+int64_t vl_cpj_snapshot_data_bytes(VladState *S, Value u)
 {
     int64_t reals = 0;
     vl_walk_map(S, u, count_active, &reals);
     return reals * DATA_BYTES_PER_REAL;
 }
 
-/* (%cpj-plan n pilot): (list slots base) for a run of n steps, also kept
-   in the stats when the run is outermost.  'pilot' is #f or, from the
-   driver's %cpj-pilot, (list u bytes): the state u a pilot reached and
-   the tape bytes it recorded getting there. */
+/* The states a first run in chunks kept (vm/cpjfirst.c), newest first:
+   how many, and the most bytes one holds (frames and data). */
+static size_t kept_count(VladState *S, Value kept, int64_t *max_bytes,
+                         int64_t *max_data)
+{
+    size_t c = 0;
+    for (Value l = kept; IS_PAIR(l); l = AS_PAIR(l)->cdr) {
+        Value u = AS_PAIR(l)->car;
+        if (!IS_CKPT(u))
+            continue;
+        c++;
+        if (!AS_CKPT(u)->data_measured) {
+            AS_CKPT(u)->data_bytes = vl_cpj_snapshot_data_bytes(S, u);
+            AS_CKPT(u)->data_measured = 1;
+        }
+        int64_t b = (int64_t)AS_CKPT(u)->bytes + AS_CKPT(u)->data_bytes;
+        if (b > *max_bytes)
+            *max_bytes = b;
+        if (AS_CKPT(u)->data_bytes > *max_data)
+            *max_data = AS_CKPT(u)->data_bytes;
+    }
+    return c;
+}
+
+/* Of the kept states, those the plan's reversal starts segments from
+   (ascending; the others released), its predicted re-execution in
+   plan->reexec; none when 'use' is 0.  Under a budget with no base
+   given, the plan's base may change to a power-of-two multiple or
+   fraction of the kept states' spacing (their positions' gcd), which
+   makes the segments whole base units, when that predicts less work. */
+static Value choose_kept(VladState *S, Value kept, size_t c, int64_t n,
+                         CpjPlan *plan, int64_t snapshot, int64_t per_step,
+                         int use)
+{
+    const CpjStrategy *st = &S->cpj->strategy;
+    Value *v = vl_gc_alloc((c ? c : 1) * sizeof(Value));
+    int64_t *q = vl_gc_alloc_atomic((c ? c : 1) * sizeof(int64_t));
+    int *chosen = vl_gc_alloc_atomic((c ? c : 1) * sizeof(int));
+    int *trial = vl_gc_alloc_atomic((c ? c : 1) * sizeof(int));
+    size_t i = c;
+    int64_t g = 0;
+    for (Value l = kept; IS_PAIR(l) && i > 0; l = AS_PAIR(l)->cdr)
+        if (IS_CKPT(AS_PAIR(l)->car)) {
+            v[--i] = AS_PAIR(l)->car;
+            q[i] = AS_CKPT(v[i])->position;
+            g = gcd64(g, q[i]);
+        }
+    int k = 0;
+    if (use && c > 0 && c <= 4 * VL_CPJ_KEEP_MAX) {
+        double per_case = vl_cpj_per_case(snapshot, per_step);
+        CpjPlan cand[3] = {*plan};
+        int ncand = 1;
+        if (st->base == 0 && g > 0) {
+            int64_t b = g;
+            while (b > plan->base && b > 1)
+                b /= 2;
+            while (b * 2 <= plan->base)
+                b *= 2;
+            for (int64_t x = b; x <= 2 * b; x += b)
+                if (x != plan->base
+                    && plan_for_base(st, n, x, snapshot, per_step,
+                                     &cand[ncand]))
+                    ncand++;
+        }
+        double best = INFINITY;
+        for (int a = 0; a < ncand; a++) {
+            double reexec, work;
+            int got = vl_cpj_choose_kept(n, cand[a].base, cand[a].slots,
+                                         per_case, q, (int)c, trial,
+                                         &reexec, &work);
+            if (work < best) {
+                best = work;
+                *plan = cand[a];
+                plan->reexec = reexec;
+                k = got;
+                memcpy(chosen, trial, (size_t)got * sizeof *chosen);
+            }
+        }
+    }
+    Value out = NIL_VAL;
+    for (size_t r = c, j = (size_t)k; r-- > 0;) {
+        if (j > 0 && chosen[j - 1] == (int)r) {
+            j--;
+            Value items[2] = {v[r], out};
+            out = vl_value_tuple(items, 2);
+        } else {
+            vl_cpj_count_released(S, v[r]);
+        }
+    }
+    return out;
+}
+
+/* (%cpj-plan n pilot kept): (list slots base from) for a run of n steps,
+   also kept in the stats when the run is outermost.  'pilot' is #f or,
+   from the driver's %cpj-pilot, (list u bytes): the state u a pilot
+   reached and the tape bytes it recorded getting there.  'kept': the
+   states a first run in chunks kept (vm/cpjfirst.c), newest first, of
+   which 'from' lists those the reversal starts segments from. */
 static Value p_plan(VladState *S, Value *args)
 {
     Cpj *c = S->cpj;
@@ -657,6 +850,9 @@ static Value p_plan(VladState *S, Value *args)
     int64_t n = count_arg(S, "checkpoint-*j", args[0]);
     CpjPlan plan = {0, st->base, 0, 0};
     int64_t snapshot = 0, per_step = 0, data = 0;
+    int64_t kept_bytes = 0, kept_data = 0;
+    size_t nkept = kept_count(S, args[2], &kept_bytes, &kept_data);
+    int use_kept = 0;
     if (st->budget > 0 && !IS_FALSE(args[1])) {
         Value u = IS_PAIR(args[1]) ? AS_PAIR(args[1])->car : NIL_VAL;
         Value rest = IS_PAIR(args[1]) ? AS_PAIR(args[1])->cdr : NIL_VAL;
@@ -666,9 +862,15 @@ static Value p_plan(VladState *S, Value *args)
                               vl_print_to_string(S, args[1], 60));
         int64_t bytes = count_arg(S, "checkpoint-*j", AS_PAIR(rest)->car);
         int64_t m = AS_CKPT(u)->position;
-        data = snapshot_data_bytes(S, u);
+        data = vl_cpj_snapshot_data_bytes(S, u);
         c->stats.pilot_steps += m;
         snapshot = (int64_t)AS_CKPT(u)->bytes + data;
+        /* the kept states measure the run beyond the pilot's steps */
+        if (kept_bytes > snapshot)
+            snapshot = kept_bytes;
+        if (kept_data > data)
+            data = kept_data;
+        use_kept = S->nseg == 0;
         per_step = (bytes + (m > 0 ? m : 1) - 1) / (m > 0 ? m : 1);
         int64_t min_bytes;
         if (!vl_cpj_plan_budget(st, n, snapshot, per_step, &plan,
@@ -700,9 +902,14 @@ static Value p_plan(VladState *S, Value *args)
     } else if (st->kind == CPJ_BINOMIAL) {
         plan = fixed_plan(n, st->base, st->slots);
     }
+    Value from = choose_kept(S, args[2], nkept, n, &plan, snapshot,
+                             per_step, use_kept);
     if (S->nseg == 0) {         /* the outermost run: its plan, its stats */
         VladCpjStats *x = &c->stats;
         x->plan_kind = st->kind == CPJ_BINOMIAL;
+        x->plan_kept = 0;
+        for (Value l = from; IS_PAIR(l); l = AS_PAIR(l)->cdr)
+            x->plan_kept++;
         x->plan_slots = plan.slots;
         x->plan_base = plan.base;
         x->plan_budget = st->budget;
@@ -716,8 +923,9 @@ static Value p_plan(VladState *S, Value *args)
         c->open_mark = -1;
         c->outermost_open = 1;
     }
-    return vl_value_list2(vl_num((double)plan.slots),
-                          vl_num((double)plan.base));
+    Value items[4] = {vl_num((double)plan.slots), vl_num((double)plan.base),
+                      from, NIL_VAL};
+    return vl_value_tuple(items, 4);
 }
 
 /* (%cpj-split n slots base): the split point of n > base steps. */
@@ -736,7 +944,10 @@ static Value p_split(VladState *S, Value *args)
 /* (%cpj-start f x): the state before (f x), a checkpoint with no frames. */
 static Value p_start(VladState *S, Value *args)
 {
-    (void)S;
+    if (!IS_PROC(args[0]))
+        vl_except_runtime(S, VLAD_ERR_RUNTIME,
+                          "checkpoint-*j: expected a procedure, got %s",
+                          vl_print_to_string(S, args[0], 200));
     Checkpoint *k = vl_gc_alloc(sizeof *k);
     k->callee = args[0];
     k->arg = args[1];
@@ -778,11 +989,18 @@ static Value p_position(VladState *S, Value *args)
    checkpoint remembers whether it was counted, for %cpj-release. */
 static Value p_hold(VladState *S, Value *args)
 {
+    S->cpj->stats.advanced_steps += count_arg(S, "checkpoint-*j", args[1]);
+    if (!IS_FALSE(args[2]))
+        vl_cpj_count_held(S, args[0]);
+    return args[0];
+}
+
+void vl_cpj_count_held(VladState *S, Value u)
+{
     Cpj *c = S->cpj;
-    c->stats.advanced_steps += count_arg(S, "checkpoint-*j", args[1]);
-    if (!IS_CKPT(args[0]) || IS_FALSE(args[2]))
-        return args[0];
-    Checkpoint *k = AS_CKPT(args[0]);
+    if (!IS_CKPT(u))
+        return;
+    Checkpoint *k = AS_CKPT(u);
     k->held = 1;
     c->live++;
     c->live_bytes += (int64_t)k->bytes;
@@ -790,19 +1008,23 @@ static Value p_hold(VladState *S, Value *args)
         c->stats.peak_live_checkpoints = c->live;
     if (c->live_bytes > c->stats.peak_checkpoint_bytes)
         c->stats.peak_checkpoint_bytes = c->live_bytes;
-    return args[0];
+}
+
+void vl_cpj_count_released(VladState *S, Value u)
+{
+    Cpj *c = S->cpj;
+    if (IS_CKPT(u) && AS_CKPT(u)->held && c->live > 0) {
+        c->live--;
+        c->live_bytes -= (int64_t)AS_CKPT(u)->bytes;
+        if (c->live_bytes < 0)
+            c->live_bytes = 0;
+    }
 }
 
 /* (%cpj-release u k): the driver no longer needs u; returns k. */
 static Value p_release(VladState *S, Value *args)
 {
-    Cpj *c = S->cpj;
-    if (IS_CKPT(args[0]) && AS_CKPT(args[0])->held && c->live > 0) {
-        c->live--;
-        c->live_bytes -= (int64_t)AS_CKPT(args[0])->bytes;
-        if (c->live_bytes < 0)
-            c->live_bytes = 0;
-    }
+    vl_cpj_count_released(S, args[0]);
     return args[1];
 }
 
@@ -813,7 +1035,7 @@ static const PrimInfo cpj_prims[] = {
     {"%cpj-check-cotangent", p_check_cotangent, 2, -1},
     {"%cpj-pilot-steps", p_pilot_steps, 1, -1},
     {"%cpj-tape-bytes", p_tape_bytes, 0, -1},
-    {"%cpj-plan", p_plan, 2, -1},
+    {"%cpj-plan", p_plan, 3, -1},
     {"%cpj-split", p_split, 3, -1},
     {"%cpj-start", p_start, 2, -1},
     {"%checkpoint-input", p_input, 1, -1},

@@ -8,8 +8,9 @@
  *
  * - Strategies: a parsed SPEC (bisection or binomial, slots, base) and its
  *   split rule (vl_cpj_binomial_split), chosen outside the program.
- * - Segments: three hand-assembled prototypes (vm/vm.c) that run a piece
- *   of the computation: FIRST runs (f x) once and measures it, RUN resumes
+ * - Segments: four hand-assembled prototypes (vm/vm.c) that run a piece
+ *   of the computation: FIRST runs (f x) once and measures it, REC is a
+ *   chunk of a first run that goes in chunks (vm/cpjfirst.c), RUN resumes
  *   a state to the end, ADV advances a state by m steps into a new state
  *   (a checkpoint).  A segment frame knows the step position, counted from
  *   the start of (f x), at which it started, so every step inside it has a
@@ -87,6 +88,46 @@ VL_INTERNAL int vl_cpj_plan_budget(const CpjStrategy *st, int64_t n,
 #define VL_CPJ_DEFAULT_BUDGET ((int64_t)32 << 20)
 VL_INTERNAL CpjStrategy vl_cpj_default(void);
 
+/* The share of a budget a plan fills with data: the collector needs the
+   rest (the heap holds garbage beside the live data until it collects:
+   on the rotation benchmark, l = 3203, peak RSS grew by 1.5 x the data
+   planned, bench/cpj/run) */
+#define VL_CPJ_HEAP_SHARE (2.0 / 3.0)
+
+/* The bytes the data of state u takes beyond its frames (vm/cpj.c): the
+   bytes a real of it takes on the heap (the pair or closure slot holding
+   it, a Value of 16 bytes, and its share of the cell: a pair is two
+   Values) for each real that depends on the input. */
+#define VL_CPJ_DATA_BYTES_PER_REAL 32
+VL_INTERNAL int64_t vl_cpj_snapshot_data_bytes(VladState *S, Value u);
+
+/* Count checkpoint u as held by a driver (peaks in the stats), or no
+   longer: the bookkeeping of %cpj-hold and %cpj-release. */
+VL_INTERNAL void vl_cpj_count_held(VladState *S, Value u);
+VL_INTERNAL void vl_cpj_count_released(VladState *S, Value u);
+
+/* The most states the first run in chunks keeps at once. */
+#define VL_CPJ_KEEP_MAX 64
+/* The first run in chunks (vm/cpjfirst.c); the plan (here) picks which
+   of the c states the
+   first run kept at positions q[0] < q[1] < ... < q[c - 1] (all in
+   (0, n)) a reversal with the given base and slots starts segments from,
+   to do the least work: re-executed steps, and per_case more for each
+   base case.  The chosen indices in 'chosen' (ascending), their count
+   returned, the predicted re-executed steps in *reexec and the work in
+   *work. */
+VL_INTERNAL int vl_cpj_choose_kept(int64_t n, int64_t base, int64_t slots,
+                                   double per_case, const int64_t *q, int c,
+                                   int *chosen, double *reexec,
+                                   double *work);
+/* A plan's estimate of the work of a base case beyond its steps, in
+   steps, from the bytes of a snapshot and of the tape a step. */
+VL_INTERNAL double vl_cpj_per_case(int64_t snapshot, int64_t per_step);
+/* The re-executed steps of an interval of n steps with the given base
+   and slots, reversed by the binomial rule (vm/cpj.c). */
+VL_INTERNAL double vl_cpj_interval_cost(int64_t n, int64_t base,
+                                        int64_t slots);
+
 /* Allocate S->cpj with the default strategy. */
 VL_INTERNAL void vl_cpj_init(VladState *S);
 
@@ -94,9 +135,11 @@ VL_INTERNAL void vl_cpj_init(VladState *S);
 VL_INTERNAL void vl_cpj_reset(VladState *S);
 
 
-/* The first run has ended: its log (a raw list in the frame's register,
-   newest first) as a finished, searchable log. */
-VL_INTERNAL Value vl_cpj_finish_log(VladState *S, Value raw_list);
+
+/* A first run (in one piece or in chunks) has ended with y after n steps:
+   (list y n log), its log finished, counted in the stats. */
+VL_INTERNAL Value vl_cpj_first_result(VladState *S, Value y, int64_t n,
+                                      Value raw_log);
 
 /* At a poll of the step counter ('now' steps), with a progress callback:
    report the steps the outermost checkpoint-*j's first run has counted

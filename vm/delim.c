@@ -155,7 +155,8 @@ void vl_delim_reinstall(VladState *S, const Proto *p, Value *b,
         vl_delim_push_ad(S, b[p->ctlreg].as.i, 0, (size_t)(b - S->stack), NULL, 0);
     } else if (p->kind == PK_SEGMENT) {
         vl_delim_push_seg(S, (size_t)(b - S->stack), b[p->ctlreg].as.i,
-                    p != S->control[CTL_SEG_FIRST], b[p->ctlreg - 1]);
+                    p != S->control[CTL_SEG_FIRST]
+                    && p != S->control[CTL_SEG_REC], b[p->ctlreg - 1]);
     } else if (p->kind == PK_STARJ) {
         Value end = b[p->ctlreg + 2];       /* see capture_value */
         vl_delim_push_ad(S, b[p->ctlreg].as.i, 1, (size_t)(b - S->stack),

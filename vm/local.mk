@@ -20,7 +20,7 @@ libvlad_core_la_SOURCES += \
 	%reldir%/math1.h %reldir%/math2.h %reldir%/mathplain.h %reldir%/mathundef.h \
 	%reldir%/adsweep.c %reldir%/adsweep.h \
 	%reldir%/walk.c %reldir%/walk.h \
-	%reldir%/cpj.c %reldir%/cpj.h \
+	%reldir%/cpj.c %reldir%/cpj.h %reldir%/cpjfirst.c %reldir%/cpjfirst.h \
 	%reldir%/prims.c %reldir%/prims.h \
 	%reldir%/toplevel.c %reldir%/toplevel.h \
 	%reldir%/features.h

@@ -85,6 +85,7 @@ enum {
     CTL_SEG_FIRST,      /* checkpoint-*j: the first, measuring run */
     CTL_SEG_RUN,        /* checkpoint-*j: resume a state to the end */
     CTL_SEG_ADV,        /* checkpoint-*j: advance a state by m steps */
+    CTL_SEG_REC,        /* checkpoint-*j: the first run, in chunks */
     CTL_ADVANCE,        /* the delimiter of an advance */
     CTL_STARJ_ACTIVE,   /* (%cpj-*j f s y`): *j differentiating only the
                            reals of s marked active (vm/value.h) */

@@ -33,6 +33,7 @@
 #include "vm/compile.h"
 #include "vm/cont.h"
 #include "vm/cpj.h"
+#include "vm/cpjfirst.h"
 #include "vm/delim.h"
 #include "vm/except.h"
 #include "vm/prims.h"
@@ -592,6 +593,7 @@ static void open_job(VladState *S, void *ud)
     vl_prims_install(S);
     vl_cpj_init(S);
     vl_cpj_install(S);
+    vl_cpj_install_first(S);
     vl_vm_init(S);
     if (S->config.include_path != NULL) {
         size_t n = 0;

@@ -632,7 +632,7 @@ next:
     VM_CASE(SEG_BEGIN) {
         SAVE();
         int64_t now = S->fuel_anchor - fuel;
-        if (i->x) {
+        if (i->x == 1) {                        /* FIRST */
             check_procedure(S, "checkpoint-*j", R(0));
             R(i->a - 2) = vl_num(0);
             R(i->a - 1) = vl_raw(0);
@@ -640,29 +640,22 @@ next:
         int64_t anchor = now + i->c
                          - (int64_t)vl_value_primal(R(i->a - 2));
         R(i->a) = vl_raw(anchor);
-        vl_delim_push_seg(S, (size_t)(base - S->stack), anchor, !i->x,
-                    R(i->a - 1));
+        vl_delim_push_seg(S, (size_t)(base - S->stack), anchor,
+                          i->x == 0, R(i->a - 1));  /* ADV, RUN replay */
         VM_NEXT();
     }
     VM_CASE(SEG_END) {
         SAVE();
         vl_delim_pop_segs(S, (size_t)(base - S->stack));
-        if (i->x == 2 && IS_CKPT(R(i->a)))      /* ADV: where it stopped */
+        if (i->x >= 2 && IS_CKPT(R(i->a)))  /* ADV, REC: where it stopped */
             AS_CKPT(R(i->a))->position = S->fuel_anchor - fuel
                                          - R(i->b).as.i;
-        if (i->x == 1) {
-            int64_t n = S->fuel_anchor - fuel - R(i->b).as.i;
-            VladCpjStats *st = &S->cpj->stats;
-            st->calls++;
-            st->primal_steps += n;
-            if (S->nseg == 0) {
-                S->cpj->progress_done = 0;
-                S->cpj->progress_total = n;
-            }
-            Value log = vl_cpj_finish_log(S, R(i->b - 1));
-            Value items[4] = {R(i->a), vl_num((double)n), log, NIL_VAL};
-            R(i->a) = vl_value_tuple(items, 4);
-        }
+        if (i->x == 3)                  /* REC: the state and the log */
+            R(i->a) = vl_value_list2(R(i->a), R(i->b - 1));
+        if (i->x == 1)                  /* FIRST: (list y n log) */
+            R(i->a) = vl_cpj_first_result(S, R(i->a),
+                                          S->fuel_anchor - fuel
+                                          - R(i->b).as.i, R(i->b - 1));
         VM_NEXT();
     }
     /* ----- AD operators ----- */
@@ -971,7 +964,9 @@ void vl_vm_init(VladState *S)
        R4 anchor, R5.. call block.  RUN s (free pos log): R1 pos, R2 log,
        R3 anchor, R4.. the resumed computation.  ADV s (free pos log m
        advance): R3 anchor, R5.. call block of (advance s m), a step
-       that SEG_BEGIN counts in (c = 1).  ADVANCE (u m) is a checkpoint
+       that SEG_BEGIN counts in (c = 1).  REC is ADV recording (x = 2), its
+       log R2 the first run's raw log so far, carried from chunk to chunk
+       (vm/cpjfirst.c): it returns (list u log).  ADVANCE (u m) is a checkpoint
        delimiter whose body resumes u instead of calling a procedure. */
     static const Instr seg_first[] = {
         {OP_SEG_BEGIN, 1, 4, 0, 0}, I(MOVE, 6, 0, 0), I(MOVE, 7, 1, 0),
@@ -983,6 +978,10 @@ void vl_vm_init(VladState *S)
         I(GETFREE, 1, 0, 0), I(GETFREE, 2, 1, 0), I(SEG_BEGIN, 3, 0, 1),
         I(GETFREE, 6, 3, 0), I(MOVE, 7, 0, 0), I(GETFREE, 8, 2, 0),
         I(CALL, 5, 2, 0), {OP_SEG_END, 2, 5, 3, 0}, I(RETURN, 5, 0, 0)};
+    static const Instr seg_rec[] = {
+        I(GETFREE, 1, 0, 0), I(GETFREE, 2, 1, 0), {OP_SEG_BEGIN, 2, 3, 0, 1},
+        I(GETFREE, 6, 3, 0), I(MOVE, 7, 0, 0), I(GETFREE, 8, 2, 0),
+        I(CALL, 5, 2, 0), {OP_SEG_END, 3, 5, 3, 0}, I(RETURN, 5, 0, 0)};
     static const Instr advance[] = {
         {OP_CKPT_BEGIN, 1, 3, 1, 0}, I(MOVE, 2, 0, 0), I(MOVE, 2, 0, 0),
         I(RESUME, 4, 0, 0), I(CKPT_END, 4, 3, 0), I(RETURN, 4, 0, 0)};
@@ -1018,6 +1017,10 @@ void vl_vm_init(VladState *S)
         S, "checkpoint-*j", PK_SEGMENT, 1, 9, seg_adv, 9);
     S->control[CTL_SEG_ADV]->ctlreg = 3;
     S->control[CTL_SEG_ADV]->nfree = 4;
+    S->control[CTL_SEG_REC] = vl_compile_assemble(
+        S, "checkpoint-*j", PK_SEGMENT, 1, 9, seg_rec, 9);
+    S->control[CTL_SEG_REC]->ctlreg = 3;
+    S->control[CTL_SEG_REC]->nfree = 4;
     S->control[CTL_ADVANCE] = vl_compile_assemble(
         S, "checkpoint-*j", PK_CHECKPOINT, 2, 7, advance, 6);
     S->control[CTL_ADVANCE]->ctlreg = 3;

@@ -12,7 +12,7 @@
 #   - the walk-throughs' tables (vm/math1.h, vm/math2.h) have the rows
 #     they name;
 #   - section 19's table of checkpoint-*j's private interface lists
-#     exactly the private names vm/cpj.c and vm/vm.c bind, and the
+#     exactly the private names vm/cpj.c, vm/cpjfirst.c and vm/vm.c bind, and the
 #     prelude's driver uses each.
 # Prints "N passed, N failed".
 
@@ -59,7 +59,7 @@ for row in ADD SUB ATAN EXPT; do
 done
 
 # checkpoint-*j's private interface (section 19)
-bound=$( (grep -o '{"%[^"]*"' "$srcdir/vm/cpj.c" | tr -d '{"';
+bound=$( (grep -ho '{"%[^"]*"' "$srcdir/vm/cpj.c" "$srcdir/vm/cpjfirst.c" | tr -d '{"';
           grep -o 'bind_control(S, "%[^"]*"' "$srcdir/vm/vm.c" \
               | sed 's/.*"\(%[^"]*\)"/\1/') | sort -u)
 documented=$(sed -n '/^## 19\./,$p' "$doc" | grep -o '^| `%[^`]*`' \

@@ -4,7 +4,7 @@
  *
  * The prelude's driver of checkpoint-*j calls vm/cpj.c and the segment
  * prototypes of vm/vm.c through private names (%cpj-...,
- * %checkpoint-input): 17 of them.  For every such name bound in the
+ * %checkpoint-input): 23 of them.  For every such name bound in the
  * prelude environment (those and the driver's own procedures), found by
  * scanning its cells:
  * - a program cannot reach it: evaluated in the user environment, the
@@ -43,8 +43,9 @@ static const char *const must_fail[] = {
     "(%cpj-leaf? -1 4)", "(%cpj-leaf? 1.5 4)", "(%cpj-leaf? #t 4)",
     "(%cpj-leaf? 4 0)", "(%cpj-leaf? 4 #f)",
     "(%cpj-pilot-steps '())", "(%cpj-pilot-steps -5)",
-    "(%cpj-plan -1 #f)", "(%cpj-plan 10 5)", "(%cpj-plan 10 (list 5 5))",
-    "(%cpj-plan 10 (list (checkpoint (lambda (x) x) 1 0) -3))",
+    "(%cpj-plan -1 #f (quote ()))", "(%cpj-plan 10 5 (quote ()))",
+    "(%cpj-plan 10 (list 5 5) (quote ()))",
+    "(%cpj-plan 10 (list (checkpoint (lambda (x) x) 1 0) -3) (quote ()))",
     "(%cpj-split (/ 0. 0.) 3 4)", "(%cpj-split 10 -2 4)",
     "(%cpj-split 10 2 0)", "(%cpj-split 10 2 1e300)",
     "(%cpj-runner 0 #t)", "(%cpj-runner -3 '())",
@@ -53,6 +54,13 @@ static const char *const must_fail[] = {
     "(%checkpoint-input (checkpoint (lambda (x) x) 1 100))",
     "(%cpj-count-leaf #f)", "(%cpj-hold 5 -1 #t)",
     "(%cpj-check-cotangent (cons 1 2) 3)",
+    "(%cpj-recorder -1 (%cpj-empty-log) 5)", "(%cpj-recorder 0 #t 5)",
+    "(%cpj-recorder 0 (%cpj-empty-log) 1.5)", "(%cpj-finished? 5)",
+    "(%cpj-recorded 5 (%cpj-empty-log))",
+    "(%cpj-recorded (checkpoint (lambda (x) x) 1 0) (%cpj-empty-log))",
+    "(%cpj-recorded (checkpoint (lambda (x) x) 1 9) #t)",
+    "(%cpj-keep 5 4 '())", "(%cpj-keep (%cpj-start (lambda (x) x) 1) -2 '())",
+    "(%cpj-keep (%cpj-start (lambda (x) x) 1) 4 (list 5))",
 };
 
 int main(void)
@@ -102,8 +110,9 @@ int main(void)
                 }
             }
     }
-    /* the 15 primitives of vm/cpj.c and the 2 segment prototypes */
-    CHECK(found == 17);
+    /* the 15 primitives of vm/cpj.c, the 6 of vm/cpjfirst.c and the 2
+       segment prototypes */
+    CHECK(found == 23);
     for (size_t k = 0; k < sizeof must_fail / sizeof must_fail[0]; k++) {
         VladStatus st = run_prelude(S, must_fail[k]);
         if (st != VLAD_ERR_RUNTIME || S->err.message == NULL
