@@ -770,7 +770,7 @@ static size_t kept_count(VladState *S, Value kept, int64_t *max_bytes,
 }
 
 /* Of the kept states, those the plan's reversal starts segments from
-   (ascending; the others released), its predicted re-execution in
+   (the rightmost first; the others released), its predicted re-execution in
    plan->reexec; none when 'use' is 0.  Under a budget with no base
    given, the plan's base may change to a power-of-two multiple or
    fraction of the kept states' spacing (their positions' gcd), which
@@ -825,16 +825,16 @@ static Value choose_kept(VladState *S, Value kept, size_t c, int64_t n,
         }
     }
     Value out = NIL_VAL;
-    for (size_t r = c, j = (size_t)k; r-- > 0;) {
-        if (j > 0 && chosen[j - 1] == (int)r) {
-            j--;
+    for (size_t r = 0, j = 0; r < c; r++) {
+        if (j < (size_t)k && chosen[j] == (int)r) {
+            j++;
             Value items[2] = {v[r], out};
             out = vl_value_tuple(items, 2);
         } else {
             vl_cpj_count_released(S, v[r]);
         }
     }
-    return out;
+    return out;                 /* the rightmost first */
 }
 
 /* (%cpj-plan n pilot kept): (list slots base from) for a run of n steps,
@@ -842,7 +842,8 @@ static Value choose_kept(VladState *S, Value kept, size_t c, int64_t n,
    from the driver's %cpj-pilot, (list u bytes): the state u a pilot
    reached and the tape bytes it recorded getting there.  'kept': the
    states a first run in chunks kept (vm/cpjfirst.c), newest first, of
-   which 'from' lists those the reversal starts segments from. */
+   which 'from' lists those the reversal starts segments from, the
+   rightmost first. */
 static Value p_plan(VladState *S, Value *args)
 {
     Cpj *c = S->cpj;
