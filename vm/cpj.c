@@ -284,7 +284,9 @@ static CpjPlan fixed_plan(int64_t n, int64_t base, int64_t slots)
     return p;
 }
 
-double vl_cpj_interval_cost(int64_t n, int64_t base, int64_t slots)
+/* The re-executed steps of an interval of n steps with the given base
+   and slots, reversed by the binomial rule. */
+static double interval_cost(int64_t n, int64_t base, int64_t slots)
 {
     if (units(base, n) <= 1)
         return 0;               /* a base case */
@@ -300,8 +302,7 @@ double vl_cpj_interval_cost(int64_t n, int64_t base, int64_t slots)
 static double segment_work(int64_t n, int64_t base, int64_t slots,
                            double per_case)
 {
-    return vl_cpj_interval_cost(n, base, slots)
-           + per_case * (double)((n + base - 1) / base);
+    return interval_cost(n, base, slots) + per_case * (double)units(base, n);
 }
 
 int vl_cpj_choose_kept(int64_t n, int64_t base, int64_t slots,
@@ -320,7 +321,7 @@ int vl_cpj_choose_kept(int64_t n, int64_t base, int64_t slots,
     if (best == NULL || next == NULL) {
         free(best);
         free(next);
-        *reexec = vl_cpj_interval_cost(n, base, slots);
+        *reexec = interval_cost(n, base, slots);
         *work = segment_work(n, base, slots, per_case);
         return 0;
     }
@@ -353,7 +354,7 @@ int vl_cpj_choose_kept(int64_t n, int64_t base, int64_t slots,
     for (int i = 0, j = 0;; j++) {
         int nx = next[AT(i, j)];
         int64_t end = nx <= c ? q[nx - 1] : n;
-        total += vl_cpj_interval_cost(end - pos, base, slots - j);
+        total += interval_cost(end - pos, base, slots - j);
         if (nx > c)
             break;
         chosen[k++] = nx - 1;
@@ -387,7 +388,7 @@ static int plan_for_base(const CpjStrategy *st, int64_t n, int64_t b,
 /* The work of each base case beyond its steps (tapifying its start
    state, the cotangent copies of its end state), in steps: about two
    passes over a snapshot's bytes, at the tape's bytes per step. */
-double vl_cpj_per_case(int64_t snapshot, int64_t per_step)
+static double per_case_work(int64_t snapshot, int64_t per_step)
 {
     return 2.0 * (double)(snapshot > 1 ? snapshot : 1)
            / (double)(per_step > 1 ? per_step : 1);
@@ -404,7 +405,7 @@ int vl_cpj_plan_budget(const CpjStrategy *st, int64_t n, int64_t snapshot,
     *min_bytes = (int64_t)ceil((double)(snapshot + (bmin < n ? bmin
                                                     : (n > 0 ? n : 1))
                                                    * per_step) / HEAP_SHARE);
-    double per_case = vl_cpj_per_case(snapshot, per_step);
+    double per_case = per_case_work(snapshot, per_step);
     int found = 0;
     double best = 0;
     /* bases from bmin up, each a quarter more than the last */
@@ -562,14 +563,14 @@ void vl_cpj_record_input(VladState *S, Value v)
 
 /* ===== The driver's primitives ===== */
 
-static int64_t count_arg(VladState *S, const char *who, Value v)
+int64_t vl_cpj_step_count(VladState *S, Value v)
 {
     /* the driver's own numbers may have been made reals of an enclosing
        *j or j* when a state holding them was differentiated */
     double x = IS_REAL(v) ? vl_value_primal(v) : -1;
     if (!(x >= 0) || x != floor(x) || x > 9e15)
         vl_except_runtime(S, VLAD_ERR_RUNTIME,
-                          "%s: expected a step count, got %s", who,
+                          "checkpoint-*j: expected a step count, got %s",
                           vl_print_to_string(S, v, 60));
     return (int64_t)x;
 }
@@ -595,7 +596,7 @@ static void check_log(VladState *S, Value log)
 /* (%cpj-runner pos log): the RUN segment from a state at pos. */
 static Value p_runner(VladState *S, Value *args)
 {
-    count_arg(S, "checkpoint-*j", args[0]);
+    vl_cpj_step_count(S, args[0]);
     check_log(S, args[1]);
     return make_segment(S, CTL_SEG_RUN, 2, args);
 }
@@ -603,9 +604,9 @@ static Value p_runner(VladState *S, Value *args)
 /* (%cpj-advancer pos log m): the ADV segment by m steps. */
 static Value p_advancer(VladState *S, Value *args)
 {
-    count_arg(S, "checkpoint-*j", args[0]);
+    vl_cpj_step_count(S, args[0]);
     check_log(S, args[1]);
-    count_arg(S, "checkpoint-*j", args[2]);
+    vl_cpj_step_count(S, args[2]);
     Value free[4] = {args[0], args[1], args[2], S->advance_value};
     return make_segment(S, CTL_SEG_ADV, 4, free);
 }
@@ -627,7 +628,7 @@ static int64_t base_arg(VladState *S, Value v)
 /* (%cpj-leaf? n base): whether an interval of n steps is a base case. */
 static Value p_leafp(VladState *S, Value *args)
 {
-    int64_t n = count_arg(S, "checkpoint-*j", args[0]);
+    int64_t n = vl_cpj_step_count(S, args[0]);
     return vl_bool(n <= base_arg(S, args[1]));
 }
 
@@ -681,7 +682,7 @@ static void close_base_case(VladState *S)
 static Value p_count_leaf(VladState *S, Value *args)
 {
     Cpj *c = S->cpj;
-    int64_t n = count_arg(S, "checkpoint-*j", args[0]);
+    int64_t n = vl_cpj_step_count(S, args[0]);
     c->stats.base_cases++;
     c->stats.base_steps += n;
     if (S->nseg == 0 && c->outermost_open) {
@@ -706,7 +707,7 @@ static Value p_count_leaf(VladState *S, Value *args)
 static Value p_pilot_steps(VladState *S, Value *args)
 {
     const CpjStrategy *st = &S->cpj->strategy;
-    int64_t n = count_arg(S, "checkpoint-*j", args[0]);
+    int64_t n = vl_cpj_step_count(S, args[0]);
     if (st->budget == 0 || n < 2 || S->nseg > 0)
         return vl_num(0);   /* (nested: see p_plan) */
     /* a short run under a budget of a megabyte or more is one base case
@@ -794,7 +795,7 @@ static Value choose_kept(VladState *S, Value kept, size_t c, int64_t n,
         }
     int k = 0;
     if (use && c > 0 && c <= 4 * VL_CPJ_KEEP_MAX) {
-        double per_case = vl_cpj_per_case(snapshot, per_step);
+        double per_case = per_case_work(snapshot, per_step);
         CpjPlan cand[3] = {*plan};
         int ncand = 1;
         if (st->base == 0 && g > 0) {
@@ -848,7 +849,7 @@ static Value p_plan(VladState *S, Value *args)
 {
     Cpj *c = S->cpj;
     const CpjStrategy *st = &c->strategy;
-    int64_t n = count_arg(S, "checkpoint-*j", args[0]);
+    int64_t n = vl_cpj_step_count(S, args[0]);
     CpjPlan plan = {0, st->base, 0, 0};
     int64_t snapshot = 0, per_step = 0, data = 0;
     int64_t kept_bytes = 0, kept_data = 0;
@@ -861,7 +862,7 @@ static Value p_plan(VladState *S, Value *args)
             vl_except_runtime(S, VLAD_ERR_RUNTIME,
                               "checkpoint-*j: expected a pilot, got %s",
                               vl_print_to_string(S, args[1], 60));
-        int64_t bytes = count_arg(S, "checkpoint-*j", AS_PAIR(rest)->car);
+        int64_t bytes = vl_cpj_step_count(S, AS_PAIR(rest)->car);
         int64_t m = AS_CKPT(u)->position;
         data = vl_cpj_snapshot_data_bytes(S, u);
         c->stats.pilot_steps += m;
@@ -933,11 +934,11 @@ static Value p_plan(VladState *S, Value *args)
 static Value p_split(VladState *S, Value *args)
 {
     const CpjStrategy *st = &S->cpj->strategy;
-    int64_t n = count_arg(S, "checkpoint-*j", args[0]);
+    int64_t n = vl_cpj_step_count(S, args[0]);
     int64_t base = base_arg(S, args[2]);
     if (st->kind == CPJ_BISECTION)
         return vl_num((double)(n / 2));
-    int64_t s = count_arg(S, "checkpoint-*j", args[1]);
+    int64_t s = vl_cpj_step_count(S, args[1]);
     return vl_num((double)(vl_cpj_binomial_split(units(base, n), s)
                            * base));
 }
@@ -990,7 +991,7 @@ static Value p_position(VladState *S, Value *args)
    checkpoint remembers whether it was counted, for %cpj-release. */
 static Value p_hold(VladState *S, Value *args)
 {
-    S->cpj->stats.advanced_steps += count_arg(S, "checkpoint-*j", args[1]);
+    S->cpj->stats.advanced_steps += vl_cpj_step_count(S, args[1]);
     if (!IS_FALSE(args[2]))
         vl_cpj_count_held(S, args[0]);
     return args[0];

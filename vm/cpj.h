@@ -94,6 +94,10 @@ VL_INTERNAL CpjStrategy vl_cpj_default(void);
    planned, bench/cpj/run) */
 #define VL_CPJ_HEAP_SHARE (2.0 / 3.0)
 
+/* A step count the driver passed: a whole number (the primal of a real
+   an enclosing *j or j* made of it), else checkpoint-*j's error. */
+VL_INTERNAL int64_t vl_cpj_step_count(VladState *S, Value v);
+
 /* The bytes the data of state u takes beyond its frames (vm/cpj.c): the
    bytes a real of it takes on the heap (the pair or closure slot holding
    it, a Value of 16 bytes, and its share of the cell: a pair is two
@@ -120,13 +124,6 @@ VL_INTERNAL int vl_cpj_choose_kept(int64_t n, int64_t base, int64_t slots,
                                    double per_case, const int64_t *q, int c,
                                    int *chosen, double *reexec,
                                    double *work);
-/* A plan's estimate of the work of a base case beyond its steps, in
-   steps, from the bytes of a snapshot and of the tape a step. */
-VL_INTERNAL double vl_cpj_per_case(int64_t snapshot, int64_t per_step);
-/* The re-executed steps of an interval of n steps with the given base
-   and slots, reversed by the binomial rule (vm/cpj.c). */
-VL_INTERNAL double vl_cpj_interval_cost(int64_t n, int64_t base,
-                                        int64_t slots);
 
 /* Allocate S->cpj with the default strategy. */
 VL_INTERNAL void vl_cpj_init(VladState *S);

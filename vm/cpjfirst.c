@@ -27,7 +27,6 @@
 
 #include "vm/cpj.h"
 
-#include <math.h>
 #include "vm/contseg.h"
 #include "vm/except.h"
 #include "vm/object.h"
@@ -42,16 +41,6 @@
    those it keeps that were not (kept_count in vm/cpj.c). */
 #define MEASURE_EVERY 8
 #define MEASURE_SPAN 4
-
-static int64_t step_count(VladState *S, Value v)
-{
-    double x = IS_REAL(v) ? vl_value_primal(v) : -1;
-    if (!(x >= 0) || x != floor(x) || x > 9e15)
-        vl_except_runtime(S, VLAD_ERR_RUNTIME,
-                          "checkpoint-*j: expected a step count, got %s",
-                          vl_print_to_string(S, v, 60));
-    return (int64_t)x;
-}
 
 static Checkpoint *state_arg(VladState *S, Value v)
 {
@@ -89,8 +78,8 @@ static Value p_empty_log(VladState *S, Value *args)
    first spacing). */
 static Value p_recorder(VladState *S, Value *args)
 {
-    int64_t pos = step_count(S, args[0]);
-    int64_t k = step_count(S, args[2]);
+    int64_t pos = vl_cpj_step_count(S, args[0]);
+    int64_t k = vl_cpj_step_count(S, args[2]);
     if (k < 1)
         k = FIRST_SPACING;
     if (args[1].tag != VT_RAW)
@@ -135,7 +124,7 @@ static int64_t kept_bytes(const Checkpoint *k)
 static Value p_keep(VladState *S, Value *args)
 {
     Checkpoint *u = state_arg(S, args[0]);
-    int64_t k = step_count(S, args[1]);
+    int64_t k = vl_cpj_step_count(S, args[1]);
     if (k < 1)
         k = FIRST_SPACING;
     /* measured: when none of the last MEASURE_EVERY - 1 kept was */
@@ -144,11 +133,9 @@ static Value p_keep(VladState *S, Value *args)
     for (Value l = args[2]; IS_PAIR(l) && seen < MEASURE_EVERY - 1;
          l = AS_PAIR(l)->cdr, seen++) {
         Checkpoint *e = state_arg(S, AS_PAIR(l)->car);
-        if (e->data_measured) {
+        if (e->data_measured) {     /* the newest kept has the last */
             u->data_measured = 0;
-            u->data_bytes = AS_CKPT(args[2].tag == VT_PAIR
-                                    ? AS_PAIR(args[2])->car
-                                    : args[0])->data_bytes;
+            u->data_bytes = AS_CKPT(AS_PAIR(args[2])->car)->data_bytes;
             break;
         }
     }
