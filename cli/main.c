@@ -95,6 +95,22 @@ static int define_arguments(VladState *S, char **args, int nargs)
     return 0;
 }
 
+/* --resume FILE: load the saved computation, finish it, print its value
+   (as a script prints an expression's). */
+static int run_resume(VladState *S, const char *path)
+{
+    VladValue u, v;
+    VladStatus st = vlad_checkpoint_load(S, path, &u);
+    if (st == VLAD_OK)
+        st = vlad_resume(S, u, &v);
+    int status = report(S, st);
+    if (st == VLAD_OK && strcmp(vlad_to_string(S, v), "#<void>") != 0) {
+        fputs(vlad_to_string(S, v), stdout);
+        fputc('\n', stdout);
+    }
+    return status;
+}
+
 static int run_stdin_script(VladState *S)
 {
     char *src = read_stdin();
@@ -153,7 +169,8 @@ int main(int argc, char **argv)
         return 1;
     }
     vl_output_attach(S);
-    int repl = o.nexprs == 0 && o.file == NULL && isatty(STDIN_FILENO);
+    int repl = o.nexprs == 0 && o.file == NULL && o.resume == NULL
+               && isatty(STDIN_FILENO);
     if (!repl)
         vl_signals_script(S);
     /* set after the prelude is loaded, which the limit must not fail */
@@ -179,6 +196,8 @@ int main(int argc, char **argv)
     double t0 = vl_now_seconds();
     if (status != 0) {
         /* out of memory */
+    } else if (o.resume != NULL) {
+        status = run_resume(S, o.resume);
     } else if (o.nexprs > 0 || (o.file != NULL && strcmp(o.file, "-") != 0)) {
         /* the -e expressions (named <-e>, <-e#2>, ...), then FILE */
         for (int j = 0; j < o.nexprs && status == 0; j++) {

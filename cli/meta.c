@@ -41,6 +41,8 @@ static void cmd_apropos(VlSession *s, const char *arg);
 static void cmd_env(VlSession *s, const char *arg);
 static void cmd_resume(VlSession *s, const char *arg);
 static void cmd_drop(VlSession *s, const char *arg);
+static void cmd_save(VlSession *s, const char *arg);
+static void cmd_restore(VlSession *s, const char *arg);
 static void cmd_quit(VlSession *s, const char *arg);
 
 /* ,time is handled apart (its argument is an expression). */
@@ -67,6 +69,12 @@ static const Command commands[] = {
     {",resume", "", -1, "continue the evaluation Ctrl-C suspended",
      cmd_resume},
     {",drop", "", -1, "forget the evaluation Ctrl-C suspended", cmd_drop},
+    {",save", "[NAME] FILE", 1, "save the suspended evaluation (or the "
+     "checkpoint NAME) to\n                      FILE, for ,restore or "
+     "vlad --resume", cmd_save},
+    {",restore", "FILE [NAME]", 1, "load a saved checkpoint: ,resume "
+     "continues it (or bind it\n                      to NAME)",
+     cmd_restore},
     {",quit", "", -1, "leave the REPL (as Ctrl-D and (exit))", cmd_quit},
 };
 
@@ -79,7 +87,8 @@ const char *vl_meta_name(int i)
 
 const char *vl_meta_arg_word(const char *name, int i, int *files)
 {
-    *files = strcmp(name, ",load") == 0;
+    *files = strcmp(name, ",load") == 0 || strcmp(name, ",save") == 0
+             || strcmp(name, ",restore") == 0;
     if (strcmp(name, ",checkpoint") != 0 || i < 0)
         return NULL;
     const char *strategy = vlad_checkpoint_strategy(i);
@@ -348,6 +357,76 @@ static void cmd_resume(VlSession *s, const char *arg)
         return;
     }
     vl_session_resume(s);
+}
+
+/* Split "A B" (at its first blank) into 'a' and 'b' (NULL: one word). */
+static void two_words(char *arg, char **a, char **b)
+{
+    *a = arg;
+    *b = NULL;
+    char *sp = arg + strcspn(arg, " \t");
+    if (*sp == '\0')
+        return;
+    *sp++ = '\0';
+    while (isspace((unsigned char)*sp))
+        sp++;
+    *b = sp;
+}
+
+static void cmd_save(VlSession *s, const char *arg)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", arg);
+    char *name, *file;
+    two_words(buf, &name, &file);
+    VladValue u;
+    if (file == NULL) {
+        file = name;
+        name = NULL;
+        if (!s->suspended) {
+            fprintf(stderr, "nothing to save: Ctrl-C during an evaluation "
+                            "suspends it (,save NAME FILE saves the "
+                            "checkpoint NAME)\n");
+            return;
+        }
+        u = s->checkpoint_value;
+    } else if (!vlad_get_global(s->S, name, &u) || !vlad_is_checkpoint(u)) {
+        fprintf(stderr, ",save: %s is not a checkpoint\n", name);
+        return;
+    }
+    if (vlad_checkpoint_save(s->S, u, file) != VLAD_OK) {
+        fputs(vlad_last_error(s->S)->text, stderr);
+        return;
+    }
+    printf("saved %s to %s (vlad --resume %s, or ,restore, finishes "
+           "it)\n", name != NULL ? name : VL_SUSPENDED_NAME, file, file);
+}
+
+static void cmd_restore(VlSession *s, const char *arg)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", arg);
+    char *file, *name;
+    two_words(buf, &file, &name);
+    VladValue u;
+    if (vlad_checkpoint_load(s->S, file, &u) != VLAD_OK) {
+        fputs(vlad_last_error(s->S)->text, stderr);
+        return;
+    }
+    if (name != NULL) {
+        if (vlad_set_global(s->S, name, u) != VLAD_OK) {
+            fputs(vlad_last_error(s->S)->text, stderr);
+            return;
+        }
+        printf("restored %s as %s ((resume %s) continues it)\n", file, name,
+               name);
+        return;
+    }
+    if (s->suspended)
+        fprintf(stderr, "the evaluation suspended before is dropped\n");
+    vl_session_adopt(s, u);
+    printf("restored %s as %s: ,resume continues it\n", file,
+           VL_SUSPENDED_NAME);
 }
 
 static void cmd_drop(VlSession *s, const char *arg)

@@ -43,6 +43,9 @@ static const char help_text[] =
     "                     binomial,budget=32M); also read from\n"
     "                     the environment variable VLAD_CHECKPOINT (any\n"
     "                     case)\n"
+    "  --resume FILE      finish the computation saved in FILE (by ,save\n"
+    "                     in the REPL or vlad_checkpoint_save) and print\n"
+    "                     its value; no program may be given with it\n"
     "  --stats            print steps, peak heap, AD and checkpoint-*j\n"
     "                     statistics and time on stderr\n"
     "  --progress         show the progress of long checkpoint-*j runs on\n"
@@ -160,7 +163,8 @@ int vl_is_decimal(const char *s)
 }
 
 /* The options that take a value. */
-enum { OPT_E, OPT_I, OPT_STEP_LIMIT, OPT_HEAP_LIMIT, OPT_CHECKPOINT };
+enum { OPT_E, OPT_I, OPT_STEP_LIMIT, OPT_HEAP_LIMIT, OPT_CHECKPOINT,
+       OPT_RESUME };
 
 static const struct {
     const char *name;
@@ -171,6 +175,7 @@ static const struct {
     {"--step-limit", OPT_STEP_LIMIT},
     {"--heap-limit", OPT_HEAP_LIMIT},
     {"--checkpoint", OPT_CHECKPOINT},
+    {"--resume", OPT_RESUME},
 };
 
 /* The options without a value: the flag each one sets (NULL: special). */
@@ -215,6 +220,12 @@ static int set_value(VlOptions *o, int id, const char *name, const char *v)
                                   "binomial), got ''", name);
         o->checkpoint = v;
         break;
+    case OPT_RESUME:
+        if (*v == '\0')
+            return vl_usage_error("%s needs a checkpoint file, got ''",
+                                  name);
+        o->resume = v;
+        break;
     default:
         return vl_usage_error("internal error: option '%s'", name);
     }
@@ -223,7 +234,8 @@ static int set_value(VlOptions *o, int id, const char *name, const char *v)
 
 /* Every long option, for abbreviations. */
 static const char *const long_names[] = {
-    "--step-limit", "--heap-limit", "--checkpoint", "--stats", "--progress",
+    "--step-limit", "--heap-limit", "--checkpoint", "--resume", "--stats",
+    "--progress",
     "--quiet", "--version", "--help",
 };
 
@@ -349,6 +361,10 @@ int vl_options_parse(int argc, char **argv, VlOptions *o)
         }
         return vl_usage_error("unknown option '%s'", a);
     }
+    if (o->resume != NULL && (k < argc || o->nexprs > 0))
+        return vl_usage_error("--resume %s runs a saved computation: no "
+                              "program (FILE, -e or ARGS) goes with it",
+                              o->resume);
     /* with -e, FILE is optional: a decimal real is a program argument */
     if (k < argc && (o->nexprs == 0 || !vl_is_decimal(argv[k])))
         o->file = argv[k++];

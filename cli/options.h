@@ -16,6 +16,7 @@ typedef struct VlOptions {
     int64_t step_limit;     /* --step-limit (0: none) */
     int64_t heap_limit;     /* --heap-limit in bytes (0: none) */
     const char *checkpoint; /* --checkpoint SPEC, or NULL */
+    const char *resume;     /* --resume FILE, or NULL */
     int stats;              /* --stats */
     int progress;           /* --progress */
     int quiet;              /* -q, --quiet */

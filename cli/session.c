@@ -387,6 +387,15 @@ VladStatus vl_session_resume(VlSession *s)
     return run(s, &r, 0);
 }
 
+void vl_session_adopt(VlSession *s, VladValue u)
+{
+    forget_suspension(s);
+    s->suspended = 1;
+    s->checkpoint_value = u;
+    s->suspended_define = 0;
+    vlad_set_global(s->S, VL_SUSPENDED_NAME, u);
+}
+
 void vl_session_drop(VlSession *s)
 {
     report_skipped(s);

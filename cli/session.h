@@ -83,6 +83,10 @@ VladStatus vl_session_resume(VlSession *s);
    it was a ,load (saying which lines were not run). */
 void vl_session_drop(VlSession *s);
 
+/* Make checkpoint u the suspended evaluation (,restore): ,resume
+   continues it and prints its value. */
+void vl_session_adopt(VlSession *s, VladValue u);
+
 /* Free what the session holds (the text of a suspended ,load). */
 void vl_session_close(VlSession *s);
 

@@ -192,6 +192,41 @@ VLAD_API int vlad_interrupted(VladState *S, VladValue *out);
    A finished checkpoint gives its result at once.  [returns status] */
 VLAD_API VladStatus vlad_resume(VladState *S, VladValue u, VladValue *out);
 
+/* ===== Saved checkpoints (doc/embedding.md) =====
+   A checkpoint -- the whole suspended computation -- can be written to a
+   file or a buffer and resumed by another state, in this process or
+   another one running the same vlad on the same architecture: it then
+   gives the same result, the same remaining steps and the same
+   derivatives.  The file holds the frames, closures, the source text of
+   the top-level forms whose code they run, reals bit for bit, suspended
+   j* / *j / checkpoint-*j state, and the user globals that code reads;
+   loading compiles that text again and defines those globals in the
+   loading state (as the definitions did).  Host primitives are saved by
+   name: loading needs them registered (vlad_register) first.  A file of
+   another vlad version or architecture, or damaged, is refused with
+   VLAD_ERR_IO and the reason.  A file is written atomically (a temporary
+   file, flushed to disk, renamed): after a crash it is the old file or
+   the new one, whole. */
+
+/* Save checkpoint 'u' to the file at 'path'.  [returns status] */
+VLAD_API VladStatus vlad_checkpoint_save(VladState *S, VladValue u,
+                                         const char *path);
+
+/* The same into memory: '*data' (to be released with free()) holds
+   '*len' bytes.  [returns status] */
+VLAD_API VladStatus vlad_checkpoint_save_buffer(VladState *S, VladValue u,
+                                                void **data, size_t *len);
+
+/* Load the checkpoint saved in the file at 'path' into '*out'.
+   [returns status] */
+VLAD_API VladStatus vlad_checkpoint_load(VladState *S, const char *path,
+                                         VladValue *out);
+
+/* The same from 'len' bytes at 'data'.  [returns status] */
+VLAD_API VladStatus vlad_checkpoint_load_buffer(VladState *S,
+                                                const void *data, size_t len,
+                                                VladValue *out);
+
 /* Call fn(ud, name, user) for every bound global name that is not
    reserved (names starting with '%' are the implementation's), in no
    particular order; 'user' is 1 for names the program defined (including

@@ -585,7 +585,8 @@ VLAD_REPL_TESTS = \
 	%reldir%/repl/output.py \
 	%reldir%/repl/language.py \
 	%reldir%/repl/long.py \
-	%reldir%/repl/options.py
+	%reldir%/repl/options.py \
+	%reldir%/repl/persist.py
 
 TESTS += $(VLAD_REPL_TESTS)
 TEST_EXTENSIONS += .py
@@ -628,7 +629,8 @@ VLAD_API_TESTS = \
 	%reldir%/api/test-api-small-stack \
 	%reldir%/api/test-api-include \
 	%reldir%/api/test-api-io \
-	%reldir%/api/test-api-progress
+	%reldir%/api/test-api-progress \
+	%reldir%/api/test-api-persist
 
 VLAD_EMBED_EXAMPLES = \
 	examples/embed/minimal \
@@ -716,6 +718,21 @@ VLAD_API_LINK = -no-install
 %canon_reldir%_api_test_api_progress_CPPFLAGS = $(VLAD_API_INCLUDES)
 %canon_reldir%_api_test_api_progress_LDADD = $(VLAD_API_LINKLIBS)
 %canon_reldir%_api_test_api_progress_LDFLAGS = $(VLAD_API_LINK)
+%canon_reldir%_api_test_api_persist_SOURCES = %reldir%/api/test-api-persist.c %reldir%/api/apitest.h
+%canon_reldir%_api_test_api_persist_CPPFLAGS = $(VLAD_API_INCLUDES)
+%canon_reldir%_api_test_api_persist_LDADD = $(VLAD_API_LINKLIBS)
+%canon_reldir%_api_test_api_persist_LDFLAGS = $(VLAD_API_LINK)
+
+## Saved checkpoints across processes (issue 23): persist-helper saves
+## the split checkpoints of random programs in one process and resumes
+## them in fresh ones; roundtrip.py drives it (roundtrip.sh: make check).
+check_PROGRAMS += %reldir%/persist/persist-helper
+%canon_reldir%_persist_persist_helper_SOURCES = %reldir%/persist/persist-helper.c
+%canon_reldir%_persist_persist_helper_CPPFLAGS = $(VLAD_API_INCLUDES)
+%canon_reldir%_persist_persist_helper_LDADD = $(VLAD_API_LINKLIBS)
+%canon_reldir%_persist_persist_helper_LDFLAGS = $(VLAD_API_LINK)
+TESTS += %reldir%/persist/roundtrip.sh
+EXTRA_DIST += %reldir%/persist/roundtrip.sh %reldir%/persist/roundtrip.py
 
 examples_embed_minimal_SOURCES = examples/embed/minimal.c
 examples_embed_minimal_CPPFLAGS = $(VLAD_API_INCLUDES)

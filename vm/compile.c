@@ -335,9 +335,15 @@ static int inline_id_of(FuncState *fs, Symbol *name)
     Global *g = global_cell(fs, name);
     if (g->inline_id < 0)
         return -1;
-    Value b = fs->S->inline_values[g->inline_id];
-    if (g->value.tag != b.tag || g->value.as.ptr != b.as.ptr)
+    VladState *S = fs->S;
+    uint64_t bit = (uint64_t)1 << g->inline_id;
+    if (S->compile_forced != NULL)      /* recompiling (vm/unit.h) */
+        return (*S->compile_forced & bit) ? -1 : g->inline_id;
+    Value b = S->inline_values[g->inline_id];
+    if (g->value.tag != b.tag || g->value.as.ptr != b.as.ptr) {
+        S->compile_rebound |= bit;
         return -1;
+    }
     return g->inline_id;
 }
 
@@ -988,7 +994,7 @@ static void add_reg(RegList *l, int r)
     l->r[l->n++] = (uint16_t)r;
 }
 
-static int is_call_capable(int op)
+int vl_compile_is_call_capable(int op)
 {
     switch (op) {
     case OP_CALL:
@@ -1218,7 +1224,7 @@ static void compute_liveness(Proto *p)
             }
         }
         use_def(p, i, &use, &def);
-        if (is_call_capable(i->op)) {
+        if (vl_compile_is_call_capable(i->op)) {
             /* live after it returns: its destination is written then */
             int dest = !is_jump(i->op) && get_bit(live, i->a);
             if (dest)
@@ -1302,6 +1308,7 @@ static Proto *finish(FuncState *fs, ProtoKind kind, int nparams,
     p->nparams = (uint16_t)nparams;
     p->kind = (uint8_t)kind;
     p->prelude = (uint8_t)fs->prelude;
+    p->unit = fs->S->compile_unit;
     compute_liveness(p);
     return p;
 }

@@ -24,6 +24,10 @@ VL_INTERNAL Proto *vl_compile_toplevel(VladState *S, const TopForm *form,
 /* The run-time value of a quoted datum (numbers, booleans, (), pairs). */
 VL_INTERNAL Value vl_compile_datum_value(VladState *S, const Datum *d);
 
+/* Whether an instruction of opcode 'op' can call VLAD code (a frame may
+   wait after it: the liveness of its registers is computed there). */
+VL_INTERNAL int vl_compile_is_call_capable(int op);
+
 /* Build a prototype from hand-written code (control primitives). */
 VL_INTERNAL Proto *vl_compile_assemble(VladState *S, const char *name,
                                        ProtoKind kind, int nparams,

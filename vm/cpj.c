@@ -448,19 +448,6 @@ void vl_cpj_reset(VladState *S)
 
 /* ===== The effect log ===== */
 
-/* While the first run records: a list, newest first. */
-typedef struct LogEntry {
-    int64_t pos;
-    Value value;
-    struct LogEntry *next;
-} LogEntry;
-
-/* Finished: sorted by position. */
-typedef struct Log {
-    size_t n;
-    int64_t *pos;
-    Value *values;
-} Log;
 
 /* The first run has ended: its log (a raw list in the frame's register,
    newest first) as a finished, searchable log. */
@@ -480,9 +467,7 @@ static Value finish_log(VladState *S, Value raw_list)
         l->pos[k] = e->pos;
         l->values[k] = e->value;
     }
-    Value v = vl_raw(0);
-    v.as.ptr = l;
-    return v;
+    return vl_raw_ptr(VL_RAW_LOG, l);
 }
 
 Value vl_cpj_first_result(VladState *S, Value y, int64_t n, Value raw_log)
@@ -587,7 +572,7 @@ static Value make_segment(VladState *S, int which, int nfree,
 
 static void check_log(VladState *S, Value log)
 {
-    if (log.tag != VT_RAW)
+    if (log.tag != VT_RAW || log.aux != VL_RAW_LOG)
         vl_except_runtime(S, VLAD_ERR_RUNTIME,
                           "checkpoint-*j: expected an effect log, got %s",
                           vl_print_to_string(S, log, 60));

@@ -155,4 +155,34 @@ VL_INTERNAL void vl_cpj_record_input(VladState *S, Value v);
 /* Install the driver's primitives (%cpj-...). */
 VL_INTERNAL void vl_cpj_install(VladState *S);
 
+/* The aux of the raw values that carry effect logs (VT_RAW; vm/cpj.c):
+   a recording log (a list of entries, newest first; NULL: empty) and a
+   finished one.  The driver passes them around as values; a saved
+   checkpoint writes them by this kind (vm/ckptsave.c). */
+#define VL_RAW_LOG_LIST 1u
+#define VL_RAW_LOG 2u
+
+/* The effect log while the first run records: a list, newest first. */
+typedef struct LogEntry {
+    int64_t pos;
+    Value value;
+    struct LogEntry *next;
+} LogEntry;
+
+/* Finished: sorted by position. */
+typedef struct Log {
+    size_t n;
+    int64_t *pos;
+    Value *values;
+} Log;
+
+/* A raw value of kind 'aux' with pointer p. */
+static inline Value vl_raw_ptr(uint32_t aux, const void *p)
+{
+    Value v = vl_raw(0);
+    v.aux = aux;
+    v.as.ptr = p;
+    return v;
+}
+
 #endif

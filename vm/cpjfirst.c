@@ -70,7 +70,7 @@ static Value p_online(VladState *S, Value *args)
 static Value p_empty_log(VladState *S, Value *args)
 {
     (void)S, (void)args;
-    return vl_raw(0);
+    return vl_raw_ptr(VL_RAW_LOG_LIST, NULL);
 }
 
 /* (%cpj-recorder pos log k): the REC segment from a state at pos, with
@@ -82,7 +82,7 @@ static Value p_recorder(VladState *S, Value *args)
     int64_t k = vl_cpj_step_count(S, args[2]);
     if (k < 1)
         k = FIRST_SPACING;
-    if (args[1].tag != VT_RAW)
+    if (args[1].tag != VT_RAW || args[1].aux != VL_RAW_LOG_LIST)
         vl_except_runtime(S, VLAD_ERR_RUNTIME,
                           "checkpoint-*j: expected an effect log, got %s",
                           vl_print_to_string(S, args[1], 60));
@@ -106,7 +106,8 @@ static Value p_finished(VladState *S, Value *args)
 static Value p_recorded(VladState *S, Value *args)
 {
     Checkpoint *k = state_arg(S, args[0]);
-    if (!k->finished || args[1].tag != VT_RAW)
+    if (!k->finished || args[1].tag != VT_RAW
+        || args[1].aux != VL_RAW_LOG_LIST)
         vl_except_runtime(S, VLAD_ERR_RUNTIME,
                           "checkpoint-*j: expected a finished run, got %s",
                           vl_print_to_string(S, args[0], 60));

@@ -23,7 +23,11 @@ libvlad_core_la_SOURCES += \
 	%reldir%/cpj.c %reldir%/cpj.h %reldir%/cpjfirst.c %reldir%/cpjfirst.h \
 	%reldir%/prims.c %reldir%/prims.h \
 	%reldir%/toplevel.c %reldir%/toplevel.h \
+	%reldir%/unit.c %reldir%/unit.h \
+	%reldir%/ckptfile.c %reldir%/ckptfile.h \
+	%reldir%/ckptsave.c %reldir%/ckptsave.h \
+	%reldir%/ckptload.c %reldir%/ckptload.h \
 	%reldir%/features.h
 
 libvlad_la_SOURCES += %reldir%/api.c %reldir%/apivalue.c %reldir%/apiio.c \
-	%reldir%/apihost.c %reldir%/apiconv.c %reldir%/apiconv.h
+	%reldir%/apihost.c %reldir%/apickpt.c %reldir%/apiconv.c %reldir%/apiconv.h

@@ -155,6 +155,8 @@ typedef struct Proto {
                                the raw step count of the delimiter */
     uint8_t kind;           /* a ProtoKind */
     uint8_t prelude;        /* compiled in the prelude's environment */
+    const struct VlUnit *unit; /* the top-level form it was compiled from
+                               (vm/unit.h); NULL: a control prototype */
 } Proto;
 
 typedef struct Closure {

@@ -196,6 +196,13 @@ struct VladState {
     size_t walk_todo_cap;
     void *walk_memo;                /* vm/walk.c: its memo table, reused
                                        by one walk after another */
+    struct VlUnit *compile_unit;    /* the form being compiled (vm/unit.h) */
+    uint64_t compile_rebound;       /* its inline names found rebound */
+    const uint64_t *compile_forced; /* recompiling: those of the first
+                                       compilation, or NULL */
+    struct VlUnit **prelude_units;  /* the prelude's forms, in order */
+    size_t nprelude_units, prelude_units_cap;
+    uint64_t ckpt_build_id;         /* vm/ckptfile.h; 0: not computed */
     int busy;                       /* API calls evaluating on the state
                                        (vm/toplevel.c run_protected) */
     int closing;                    /* vlad_close was called: the state is

@@ -38,6 +38,7 @@
 #include "vm/except.h"
 #include "vm/prims.h"
 #include "vm/print.h"
+#include "vm/unit.h"
 #include "vm/vm.h"
 
 static const char prelude_source[] =
@@ -166,6 +167,7 @@ typedef struct RunCtx {
     const char *name;
     int prelude;
     Value last;
+    int kept;             /* src and name are copies in the heap */
 } RunCtx;
 
 static double now_seconds(void)
@@ -240,7 +242,7 @@ static RunCtx include_file(VladState *S, const TopForm *f, int prelude)
     if (src == NULL)
         vl_except_at(S, VLAD_ERR_IO, f->pos, "include: cannot read '%s': %s",
                      show_name(path), strerror(errno));
-    return (RunCtx){src, len, path, prelude, NIL_VAL};
+    return (RunCtx){src, len, path, prelude, NIL_VAL, 1};
 }
 
 static void report_diags(VladState *S, VlReadStatus st, VlDiag *d)
@@ -286,9 +288,22 @@ static Value run_apply(VladState *S, Value fn, Value arg, int counted,
     return v;
 }
 
-static void run_form(VladState *S, const TopForm *f, RunCtx *ctx)
+static void run_form(VladState *S, const TopForm *f, RunCtx *ctx,
+                     uint32_t index)
 {
+    /* the unit of the form (vm/unit.h): the text and its name kept in
+       the heap (a host's text may go after the call) */
+    if (!ctx->kept) {
+        if (!ctx->prelude) {
+            ctx->src = vl_gc_strndup(ctx->src, ctx->len);
+            ctx->name = vl_gc_strdup(ctx->name);
+        }
+        ctx->kept = 1;
+    }
+    VlUnit *u = vl_unit_begin(S, ctx->src, ctx->len, ctx->name, index,
+                              ctx->prelude);
     Proto *p = vl_compile_toplevel(S, f, ctx->prelude);
+    vl_unit_end(S, u, p);
     Closure *thunk = vl_gc_alloc(sizeof *thunk);
     thunk->proto = p;
     Value v = run_apply(S, vl_obj(VT_CLOSURE, thunk), NIL_VAL, 0,
@@ -307,14 +322,14 @@ static void run_form(VladState *S, const TopForm *f, RunCtx *ctx)
 
 /* The forms of a text, read whole (a syntax error anywhere stops it before
    any of its forms runs); a byte-order mark at its start is skipped. */
-static Datum *read_forms(VladState *S, const RunCtx *ctx)
+static Datum *read_forms(VladState *S, RunCtx *ctx)
 {
+    if (ctx->len >= 3 && memcmp(ctx->src, "\xef\xbb\xbf", 3) == 0) {
+        ctx->src += 3;
+        ctx->len -= 3;
+    }
     const char *src = ctx->src;
     size_t len = ctx->len;
-    if (len >= 3 && memcmp(src, "\xef\xbb\xbf", 3) == 0) {
-        src += 3;
-        len -= 3;
-    }
     Datum *forms;
     VlDiag *diags = NULL;
     VlReadStatus st = vl_read_string(S->syms, src, len, ctx->name, &forms,
@@ -328,6 +343,7 @@ static Datum *read_forms(VladState *S, const RunCtx *ctx)
 typedef struct RunFrame {
     RunCtx ctx;           /* the text (ctx.last: its last value so far) */
     Datum *rest;          /* its forms not yet run */
+    uint32_t next;        /* the index of the first of them */
 } RunFrame;
 
 /* Run the forms of ctx's text in order; an include runs the included
@@ -340,7 +356,8 @@ static void run_text(VladState *S, RunCtx *ctx)
     size_t n = 0, cap = 0;
     RunFrame *run = NULL;
     run = vl_gc_grow(run, n, &cap, sizeof *run);
-    run[n++] = (RunFrame){*ctx, read_forms(S, ctx)};
+    Datum *first = read_forms(S, ctx);
+    run[n++] = (RunFrame){*ctx, first, 0};
     while (n > 0) {
         RunFrame *top = &run[n - 1];
         if (top->rest->kind != D_PAIR) {
@@ -353,6 +370,7 @@ static void run_text(VladState *S, RunCtx *ctx)
         vl_except_if_closed(S);     /* by a callback of an earlier form */
         Datum *d = top->rest->u.pair.car;
         top->rest = top->rest->u.pair.cdr;
+        uint32_t index = top->next++;
         TopForm f;
         VlDiag *diag = NULL;
         VlExpandStatus es = vl_expand_toplevel(S->syms, d, &f, &diag,
@@ -362,7 +380,7 @@ static void run_text(VladState *S, RunCtx *ctx)
                                                      : VLAD_ERR_SYNTAX,
                          diag->pos, "%s", diag->message);
         if (f.kind != TOP_INCLUDE) {
-            run_form(S, &f, &top->ctx);
+            run_form(S, &f, &top->ctx, index);
             continue;
         }
         if (n > VL_INCLUDE_MAX)
@@ -371,7 +389,7 @@ static void run_text(VladState *S, RunCtx *ctx)
         RunCtx inc = include_file(S, &f, top->ctx.prelude);
         Datum *forms = read_forms(S, &inc);
         run = vl_gc_grow(run, n, &cap, sizeof *run);
-        run[n++] = (RunFrame){inc, forms};
+        run[n++] = (RunFrame){inc, forms, 0};
     }
     ctx->last = run[0].ctx.last;
 }
@@ -487,7 +505,8 @@ static void destroy(VladState *S)
    freed on the way out, and the call returns VLAD_ERR_ARGUMENT (the
    caller must not touch the state after a failure). */
 static VladStatus run_protected(VladState *S,
-                                void (*job)(VladState *, void *), void *ud)
+                                void (*job)(VladState *, void *), void *ud,
+                                int evaluation)
 {
     if (S->vm_running)
         return vl_toplevel_fail(S, VLAD_ERR_ARGUMENT,
@@ -500,10 +519,12 @@ static VladStatus run_protected(VladState *S,
         return S->err.status;
     S->busy++;
     int64_t steps0 = S->steps;
-    S->last_steps = 0;
-    S->last_seconds = 0;
+    if (evaluation) {
+        S->last_steps = 0;
+        S->last_seconds = 0;
+        S->interrupted = NIL_VAL;
+    }
     vl_toplevel_clear_error(S);
-    S->interrupted = NIL_VAL;
     S->ninclude_stack = 0;
     vl_cstack_enter(&S->cstack);
     if (S->heap_limit > 0)          /* (the common case takes no lock) */
@@ -511,12 +532,15 @@ static VladStatus run_protected(VladState *S,
     VladStatus st = vl_except_protect(S, job, ud);
     vl_gc_limit_leave(&S->heap_limit_rec);
     S->vm_running = 0;
+    S->compile_unit = NULL;
+    S->compile_forced = NULL;
     vl_delim_reset(S);
     vl_cpj_reset(S);
     S->stack_top = 0;
     /* the steps of the call, also when it failed (S->steps is kept up
        to date when an error is raised) */
-    S->last_steps = S->steps - steps0;
+    if (evaluation)
+        S->last_steps = S->steps - steps0;
     /* an interrupt the evaluation did not poll in time is dropped: it was
        meant for this evaluation, which is over (one requested while the
        state is idle stops the next evaluation) */
@@ -543,11 +567,18 @@ static VladStatus run_protected(VladState *S,
     return st;
 }
 
+VladStatus vl_toplevel_job(VladState *S, void (*job)(VladState *, void *),
+                          void *ud)
+{
+    return run_protected(S, job, ud, 0);
+}
+
 static VladStatus eval(VladState *S, const char *src, size_t len,
                        const char *name, int prelude, int file, Value *out)
 {
-    EvalJob job = {{src, len, vl_gc_strdup(name), prelude, NIL_VAL}, file};
-    VladStatus st = run_protected(S, eval_job, &job);
+    EvalJob job = {{src, len, vl_gc_strdup(name), prelude, NIL_VAL, 0},
+                   file};
+    VladStatus st = run_protected(S, eval_job, &job, 1);
     if (out != NULL)
         *out = st == VLAD_OK ? job.ctx.last : NIL_VAL;
     return st;
@@ -578,7 +609,7 @@ static void apply_job(VladState *S, void *ud)
 VladStatus vl_toplevel_apply(VladState *S, Value fn, Value arg, Value *out)
 {
     ApplyJob job = {fn, arg, NIL_VAL};
-    VladStatus st = run_protected(S, apply_job, &job);
+    VladStatus st = run_protected(S, apply_job, &job, 1);
     if (out != NULL)
         *out = st == VLAD_OK ? job.result : NIL_VAL;
     return st;

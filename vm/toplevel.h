@@ -51,4 +51,12 @@ VL_INTERNAL void vl_toplevel_close(VladState *S);
    stops there). */
 VL_INTERNAL char *vl_toplevel_read_file(const char *path, size_t *len);
 
+/* Run job(S, ud) as API calls run evaluations (errors caught, the C
+   stack guarded, refused while the state runs) but without starting an
+   evaluation: the statistics and the interrupted checkpoint stay.
+   [returns status] */
+VL_INTERNAL VladStatus vl_toplevel_job(VladState *S,
+                                       void (*job)(VladState *, void *),
+                                       void *ud);
+
 #endif

@@ -635,7 +635,7 @@ next:
         if (i->x == 1) {                        /* FIRST */
             check_procedure(S, "checkpoint-*j", R(0));
             R(i->a - 2) = vl_num(0);
-            R(i->a - 1) = vl_raw(0);
+            R(i->a - 1) = vl_raw_ptr(VL_RAW_LOG_LIST, NULL);
         }
         int64_t anchor = now + i->c
                          - (int64_t)vl_value_primal(R(i->a - 2));

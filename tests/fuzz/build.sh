@@ -5,7 +5,7 @@
 #
 # Compiles the library's sources (FUZZ_LIB_SOURCES) once into OUTDIR/obj
 # with -fsanitize=fuzzer-no-link,address,undefined, then links each
-# harness (tests/fuzz/fuzz-NAME.c: read, eval, ad, api) into OUTDIR/fuzz-NAME.  Only what is
+# harness (tests/fuzz/fuzz-NAME.c: read, eval, ad, api, print, load) into OUTDIR/fuzz-NAME.  Only what is
 # out of date is rebuilt.  Normal builds are unaffected: nothing here is
 # part of "make all".  Called by "make fuzz-build" and by the smoke test,
 # which pass the environment below.
@@ -35,7 +35,7 @@ san=${FUZZ_SANITIZE:-address,undefined}
 srcdir=${FUZZ_SRCDIR:?FUZZ_SRCDIR is not set}
 builddir=${FUZZ_BUILDDIR:?FUZZ_BUILDDIR is not set}
 libs=${FUZZ_LIBS:--lgc -lpthread -lm}
-harnesses="read eval ad api print"
+harnesses="read eval ad api print load"
 
 if ! command -v "$cc" >/dev/null 2>&1; then
     echo "fuzz-build: $cc not found: the fuzz harnesses need clang with libFuzzer" \

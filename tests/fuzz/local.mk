@@ -5,7 +5,7 @@
 ## not look for clang): the library's sources are compiled a second time,
 ## with -fsanitize=fuzzer-no-link,address,undefined, into $(FUZZ_OUT).
 ##
-##   make fuzz-build                  build tests/fuzz/build/fuzz-{read,eval,ad,api,print}
+##   make fuzz-build                  build tests/fuzz/build/fuzz-{read,eval,ad,api,print,load}
 ##   make fuzz FUZZ_SECONDS=N         run each harness N seconds (default 60)
 ##   make fuzz FUZZ_HARNESSES=ad      only some of them
 ##
@@ -18,7 +18,7 @@
 FUZZ_CC = clang
 FUZZ_CFLAGS =
 FUZZ_SECONDS = 60
-FUZZ_HARNESSES = read eval ad api print
+FUZZ_HARNESSES = read eval ad api print load
 FUZZ_OUT = $(abs_top_builddir)/%reldir%/build
 FUZZ_WORK = $(abs_top_builddir)/%reldir%/work
 ## The library's sources: build.sh keeps the .c files and takes the
@@ -71,6 +71,7 @@ EXTRA_DIST += \
 	%reldir%/fuzz-ad.c \
 	%reldir%/fuzz-api.c \
 	%reldir%/fuzz-print.c \
+	%reldir%/fuzz-load.c \
 	%reldir%/vlad.dict \
 	%reldir%/ubsan.supp \
 	%reldir%/corpus-read \
@@ -78,6 +79,7 @@ EXTRA_DIST += \
 	%reldir%/corpus-ad \
 	%reldir%/corpus-api \
 	%reldir%/corpus-print \
+	%reldir%/corpus-load \
 	%reldir%/corpus-programs \
 	%reldir%/crashers
 

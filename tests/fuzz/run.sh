@@ -53,6 +53,8 @@ for h in $harnesses; do
           flags="-max_len=2048 -timeout=30 -report_slow_units=30" ;;
     print) seeds="$src/corpus-print"
           flags="-max_len=512 -timeout=30 -report_slow_units=30" ;;
+    load) seeds="$src/corpus-load"
+          flags="-max_len=8192 -timeout=30 -report_slow_units=30" ;;
     *) echo "fuzz: unknown harness $h" >&2; exit 2 ;;
     esac
     log=$work/fuzz-$h.log

@@ -2,7 +2,7 @@
 # tests/fuzz/smoke.sh -- make check: build the fuzz harnesses, replay every
 # saved crasher, fuzz each harness briefly
 #
-# 1. Builds tests/fuzz/fuzz-{read,eval,ad,api,print} with clang (build.sh) into
+# 1. Builds tests/fuzz/fuzz-{read,eval,ad,api,print,load} with clang (build.sh) into
 #    $FUZZ_OUT; skips (77) when clang or its libFuzzer runtime is missing.
 # 2. Replays each input of tests/fuzz/crashers/ (named HARNESS-ID-WHAT)
 #    through its harness.  It must run clean -- unless its name is listed
@@ -79,13 +79,14 @@ done
 # --- 3. a short fuzz run of each harness
 work=$out/smoke
 rm -rf "$work"
-for h in read eval ad api print; do
+for h in read eval ad api print load; do
     case $h in
     read) runs=${FUZZ_SMOKE_RUNS:-20000} ;;
     eval) runs=${FUZZ_SMOKE_RUNS:-3000} ;;
     ad)   runs=${FUZZ_SMOKE_RUNS:-400} ;;
     api)  runs=${FUZZ_SMOKE_RUNS:-300} ;;
     print) runs=${FUZZ_SMOKE_RUNS:-1500} ;;
+    load) runs=${FUZZ_SMOKE_RUNS:-2000} ;;
     esac
     if FUZZ_ARGS="-seed=1 -runs=$runs" \
         sh "$src/run.sh" "$out" "$work" "$seconds" "$h"; then

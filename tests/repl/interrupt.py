@@ -9,101 +9,12 @@ next evaluation; a Ctrl-C while a huge value prints stops the printing."""
 import re
 import time
 
-from vlpty import (CTRL_C, CTRL_D, SCALE, Checks, Vlad, expect_equal,
-                   expect_in, have_readline)
+import workload
+from vlpty import CTRL_C, CTRL_D, SCALE, Checks, expect_equal, expect_in
+from workload import MARK, NUM, calibrate, finish, interrupt, numbers
 
 t = Checks()
-READLINE = have_readline()
-MARK = 100000
-
-# work prints every MARK-th i (write-real returns it), so each part of the
-# computation shows in the output exactly once
-PROGRAM = [
-    "(define (mark i) (if (= (modulo i %d) 0) (write-real i) i))" % MARK,
-    "(define (work i n acc) (if (= i n) acc"
-    " (work (+ i 1) n (+ acc (sqrt (mark i))))))",
-]
-
-NUM = r"-?[0-9][0-9.e+-]*"
-
-
-def start(keep_output=False):
-    """vlad with PROGRAM defined.  'keep_output': the terminal keeps the
-    output not yet read when a Ctrl-C comes (NOFLSH), for the checks that
-    compare every line printed (on a loaded machine the test may not have
-    read "0" when its Ctrl-C arrives)."""
-    v = Vlad(["-q"], history=t.path("history"),
-             keep_output_on_ctrl_c=keep_output)
-    v.prompt()
-    for line in PROGRAM:
-        v.line(line)
-        v.prompt()
-    return v
-
-
-def calibrate(v):
-    """An n for which (work 0 n 0) takes about 0.6 s here."""
-    n0 = 2 * MARK
-    v.line(",time (work 0 %d 0)" % n0)
-    m = v.expect(r"time: (%s) s, (\d+) steps\nvlad> " % NUM)
-    secs = max(float(m.group(1)), 1e-4)
-    n = int(n0 * 0.6 / secs) // MARK * MARK
-    return max(n, 4 * MARK), int(m.group(2)) / n0
-
-
-def numbers(text):
-    """The lines of 'text' that are numbers (the terminal's echo of the
-    Ctrl-Cs sent, "^C", removed)."""
-    return [x for x in text.replace("^C", "").split("\n")
-            if re.fullmatch(NUM, x)]
-
-
-def interrupt(v, line):
-    """Type 'line', then Ctrl-C until the evaluation is suspended.  Returns
-    (steps it had run, the output before the message), or None when it
-    finished first.  A Ctrl-C also makes the terminal discard output not
-    yet read, so the next one is sent only after a pause."""
-    v.line(line)
-    # once readline has the whole line: a Ctrl-C sent earlier would also
-    # throw away the typed characters still in the terminal's queue
-    v.expect(re.escape(line) + r"\n")
-    if not READLINE:
-        # the terminal itself echoed the line: no sign of when vlad reads it
-        time.sleep(0.2 * SCALE)
-    rx = re.compile(r"interrupted after (\d+) steps")
-    done = re.compile(r"\n(%s)\n(\^C\n)*vlad> " % NUM)
-    start = v.pos
-    deadline = time.monotonic() + 30 * SCALE
-    while time.monotonic() < deadline:
-        v.send(CTRL_C)
-        pause = time.monotonic() + 0.3 * SCALE
-        while time.monotonic() < pause:
-            try:
-                v._read(0.02)
-            except EOFError:
-                v.fail("vlad ended")
-            m = rx.search(v.out, start)
-            if m:
-                v.pos = m.start()
-                v.expect(r"suspended as \*interrupted\*: ,resume continues "
-                         r"it, ,drop forgets it\n")
-                v.expect(r"vlad> ")
-                return int(m.group(1)), v.out[start:m.start()]
-            if done.search(v.out, start):
-                v.expect(r"vlad> ")
-                return None
-    v.fail("neither an interrupt nor the end of %r" % line)
-
-
-def finish(v, command):
-    """Run 'command' (,resume or the uninterrupted evaluation); returns
-    the number lines it printed."""
-    v.line(command)
-    start = v.pos
-    v.expect(r"\nvlad> ")
-    return numbers(v.out[start:v.pos])
-
-
+start = workload.starter(t)
 def resume_gives_the_same_result():
     v = start(keep_output=True)
     n, steps_per_i = calibrate(v)

@@ -1,0 +1,688 @@
+/*
+ * vm/ckptload.c -- reading a value back from the checkpoint file format
+ * (vm/ckptfile.h)
+ *
+ * One pass over the records, each object built as its record is read:
+ * references are to objects already made (closures excepted, which are
+ * made first and filled later), so what is built is always well formed.
+ * Everything is checked before it is used -- every count against what is
+ * left of the input, every reference against the kind of object it must
+ * be, every frame against the code it runs (the instruction it waits at
+ * can call, its distance to the frame above is the one that instruction
+ * makes, its live registers are the ones the compiler says, and the
+ * registers of delimiter frames hold the bookkeeping they must), every
+ * tape node's parents against its own index -- so a damaged or forged
+ * file is refused with an error, never run.  Code is compiled again from
+ * the saved text of its top-level form and must hash as when it was
+ * saved.  Tags of j* and *j get fresh numbers (two executions never
+ * share one, vm/ad.h).  The state changes only at the end, when every
+ * record has been read: the saved user globals are then defined.
+ */
+#include "config.h"
+#include "vm/ckptload.h"
+
+#include <string.h>
+#include "parser/read.h"
+#include "vm/cont.h"
+#include "vm/compile.h"
+#include "vm/contseg.h"
+#include "vm/cpj.h"
+#include "vm/except.h"
+#include "vm/tape.h"
+#include "vm/unit.h"
+#include "vm/walk.h"
+
+/* The kinds of objects, by record kind. */
+typedef struct Obj {
+    int kind;               /* R_UNIT ... R_GLOBAL */
+    int filled;             /* a closure: its R_FILL was read */
+    void *p;
+} Obj;
+
+typedef struct Dec {
+    VladState *S;
+    CkptIn in;
+    Obj *objs;
+    size_t n, cap;
+    int64_t *tag_from, *tag_to;     /* the fresh tag of each saved one */
+    size_t ntags, tags_cap;
+    Global **gcells;                /* globals to define at the end */
+    Value *gvalues;
+    size_t nglobals, gcap, gvcap;
+    size_t unfilled;                /* closures not filled yet */
+} Dec;
+
+#define bad(d, ...) vl_ckpt_bad(&(d)->in, __VA_ARGS__)
+
+static size_t left(const Dec *d)
+{
+    return (size_t)(d->in.end - d->in.p);
+}
+
+static const char *kind_name(int k)
+{
+    static const char *const names[R__COUNT] = {
+        "end", "unit", "pair", "closure", "fill", "dual", "tape chunk",
+        "log", "log entry", "frame run", "frame sequence", "checkpoint",
+        "global"};
+    return k >= 0 && k < R__COUNT ? names[k] : "?";
+}
+
+static void add_obj(Dec *d, int kind, void *p)
+{
+    d->objs = vl_gc_grow(d->objs, d->n, &d->cap, sizeof *d->objs);
+    d->objs[d->n++] = (Obj){kind, 0, p};
+}
+
+/* Object number i, which must be of 'kind'. */
+static void *obj_at(Dec *d, uint64_t i, int kind)
+{
+    if (i >= d->n)
+        bad(d, "a reference to object %llu, of %zu", (unsigned long long)i,
+            d->n);
+    if (d->objs[i].kind != kind)
+        bad(d, "object %llu is a %s where a %s is expected",
+            (unsigned long long)i, kind_name(d->objs[i].kind),
+            kind_name(kind));
+    return d->objs[i].p;
+}
+
+static void *obj_ref(Dec *d, int kind)
+{
+    return obj_at(d, vl_ckpt_get_u(&d->in), kind);
+}
+
+/* An optional reference: number + 1, 0 for none. */
+static void *opt_ref(Dec *d, int kind)
+{
+    uint64_t i = vl_ckpt_get_u(&d->in);
+    return i == 0 ? NULL : obj_at(d, i - 1, kind);
+}
+
+/* The fresh tag of saved tag t (an open-addressing table, t -> tag). */
+static int64_t fresh_tag(Dec *d, int64_t t)
+{
+    if (t < 1)
+        bad(d, "a differentiation tag is %lld", (long long)t);
+    if (2 * (d->ntags + 1) > d->tags_cap) {
+        size_t oc = d->tags_cap, cap = oc ? 2 * oc : 64;
+        int64_t *from = vl_gc_alloc_atomic(cap * sizeof *from);
+        int64_t *to = vl_gc_alloc_atomic(cap * sizeof *to);
+        memset(from, 0, cap * sizeof *from);
+        for (size_t k = 0; k < oc; k++)
+            if (d->tag_from[k] != 0) {
+                size_t h = vl_walk_hash((void *)(intptr_t)d->tag_from[k],
+                                        cap);
+                while (from[h] != 0)
+                    h = (h + 1) & (cap - 1);
+                from[h] = d->tag_from[k];
+                to[h] = d->tag_to[k];
+            }
+        d->tag_from = from;
+        d->tag_to = to;
+        d->tags_cap = cap;
+    }
+    size_t h = vl_walk_hash((void *)(intptr_t)t, d->tags_cap);
+    while (d->tag_from[h] != 0 && d->tag_from[h] != t)
+        h = (h + 1) & (d->tags_cap - 1);
+    if (d->tag_from[h] == 0) {
+        d->tag_from[h] = t;
+        d->tag_to[h] = ++d->S->next_tag;
+        d->ntags++;
+    }
+    return d->tag_to[h];
+}
+
+/* The primitive named 'name': a builtin (in the prelude's environment)
+   or a host primitive registered on this state. */
+static Value find_prim(Dec *d, const char *name)
+{
+    VladState *S = d->S;
+    Symbol *sym = vl_symbol_lookup_c(S->syms, name);
+    if (sym != NULL && sym->id < S->ncells) {
+        const Global *cells[2] = {S->prelude_cells[sym->id],
+                                  S->user_cells[sym->id]};
+        for (int k = 0; k < 2; k++)
+            if (cells[k] != NULL && IS_PRIM(cells[k]->value)
+                && strcmp(AS_PRIM(cells[k]->value)->name, name) == 0)
+                return cells[k]->value;
+    }
+    vl_except_at(S, VLAD_ERR_RUNTIME, (SrcPos){d->in.name, 0, 0},
+                 "%s needs the host primitive '%s', which is not "
+                 "registered (vlad_register it before loading)", d->in.name,
+                 name);
+}
+
+#define STEP_MAX ((int64_t)1 << 62)
+
+/* One value, in a place of role 'role' (vm/ckptfile.h); 'frame': a
+   register of a captured frame (where a dead value may be). */
+static Value get_value(Dec *d, int role, int frame)
+{
+    unsigned t = vl_ckpt_get_byte(&d->in);
+    int raw = t == X_RAW_INT || t == X_RAW_LOG || t == X_RAW_LOGLIST
+              || t == X_RAW_TAPE_END;
+    if ((role == ROLE_INT || role == ROLE_TAG) && t != X_RAW_INT)
+        bad(d, "a delimiter frame lacks its step count or tag");
+    if (role == ROLE_TAPE_END && t != X_RAW_TAPE_END && t != VT_TAPE)
+        bad(d, "a *j frame lacks its tape");
+    if (role == ROLE_LOG && t != X_RAW_LOG)
+        bad(d, "a checkpoint-*j frame lacks its effect log");
+    if (role == ROLE_LOGLIST && t != X_RAW_LOGLIST)
+        bad(d, "a checkpoint-*j frame lacks its effect log");
+    if (role == ROLE_DATA && raw && t != X_RAW_LOG && t != X_RAW_LOGLIST)
+        bad(d, "an internal value where a value is expected");
+    Value v;
+    switch (t) {
+    case VT_UNDEF:
+        if (!frame)
+            bad(d, "an unset value where a value is expected");
+        return UNDEF_VAL;
+    case VT_NIL:
+        return NIL_VAL;
+    case VT_VOID:
+        return VOID_VAL;
+    case VT_BOOL: {
+        unsigned b = vl_ckpt_get_byte(&d->in);
+        if (b > 1)
+            bad(d, "a boolean is %u", b);
+        return vl_bool(b);
+    }
+    case VT_NUM: {
+        uint64_t aux = vl_ckpt_get_u(&d->in);
+        if (aux != 0 && aux != VL_ACTIVE)
+            bad(d, "a real has annotation %llx", (unsigned long long)aux);
+        return vl_num_marked(vl_ckpt_get_real(&d->in), (uint32_t)aux);
+    }
+    case VT_PAIR:
+        return vl_obj(VT_PAIR, obj_ref(d, R_PAIR));
+    case VT_CLOSURE:
+        return vl_obj(VT_CLOSURE, obj_ref(d, R_CLOSURE));
+    case VT_CKPT:
+        return vl_obj(VT_CKPT, obj_ref(d, R_CKPT));
+    case VT_DUAL: {
+        uint64_t aux = vl_ckpt_get_u(&d->in);
+        if (aux != 0 && aux != VL_ACTIVE)
+            bad(d, "a dual number has annotation %llx",
+                (unsigned long long)aux);
+        v = vl_obj(VT_DUAL, obj_ref(d, R_DUAL));
+        v.aux = (uint32_t)aux;
+        return v;
+    }
+    case X_PLAIN_DUAL: {
+        uint64_t active = vl_ckpt_get_max(&d->in, 1, "an annotation");
+        int64_t tag = fresh_tag(d, vl_ckpt_get_i(&d->in));
+        double x = vl_ckpt_get_real(&d->in), dx = vl_ckpt_get_real(&d->in);
+        if (tag <= VL_PLAIN_DUAL_MAX_TAG) {
+            PlainDual *p = vl_gc_alloc_atomic(sizeof *p);
+            p->primal = x;
+            p->tangent = dx;
+            v = vl_obj(VT_DUAL, p);
+            v.aux = (uint32_t)tag;
+        } else {            /* the tag no longer fits: a general dual */
+            Dual *g = vl_gc_alloc(sizeof *g);
+            g->primal = vl_num(x);
+            g->tangent = vl_num(dx);
+            g->tag = tag;
+            v = vl_obj(VT_DUAL, g);
+        }
+        if (active)
+            v.aux |= VL_ACTIVE;
+        return v;
+    }
+    case VT_TAPE: {
+        uint64_t aux = vl_ckpt_get_max(&d->in, UINT32_MAX, "a node's slot");
+        TapeChunk *c = obj_ref(d, R_CHUNK);
+        if ((aux & VL_AUX_BITS) >= c->used)
+            bad(d, "a tape node is past the end of its chunk");
+        v = vl_obj(VT_TAPE, c);
+        v.aux = (uint32_t)aux;
+        return v;
+    }
+    case VT_PRIM:
+        return find_prim(d, vl_ckpt_get_str(&d->in, 4096, NULL));
+    case VT_SYM: {
+        size_t n;
+        char *s = vl_ckpt_get_str(&d->in, VL_READ_MAX_TOKEN, &n);
+        return vl_obj(VT_SYM, vl_symbol_intern(d->S->syms, s, n));
+    }
+    case VT_STR:
+        return vl_obj(VT_STR, vl_ckpt_get_str(&d->in, VL_READ_MAX_TOKEN,
+                                              NULL));
+    case X_RAW_INT: {
+        int64_t x = vl_ckpt_get_i(&d->in);
+        if (role == ROLE_TAG)
+            return vl_raw(fresh_tag(d, x));
+        if (x < -STEP_MAX || x > STEP_MAX)
+            bad(d, "a step count is %lld", (long long)x);
+        return vl_raw(x);
+    }
+    case X_RAW_LOG:
+        return vl_raw_ptr(VL_RAW_LOG, obj_ref(d, R_LOG));
+    case X_RAW_LOGLIST:
+        return vl_raw_ptr(VL_RAW_LOG_LIST, opt_ref(d, R_LOGENTRY));
+    case X_RAW_TAPE_END: {
+        if (role != ROLE_TAPE_END)
+            bad(d, "a tape end out of place");
+        TapeChunk *c = opt_ref(d, R_CHUNK);
+        uint64_t n = vl_ckpt_get_max(&d->in, c != NULL ? c->used : 0,
+                                     "a tape end");
+        v = vl_raw(0);
+        v.as.ptr = c;
+        v.aux = (uint32_t)n;
+        return v;
+    }
+    default:
+        bad(d, "a value of unknown kind %u", t);
+    }
+}
+
+static Value get_real(Dec *d)
+{
+    Value v = get_value(d, ROLE_DATA, 0);
+    if (!IS_REAL(v))
+        bad(d, "a %s where a real is expected", vl_value_kind(v));
+    return v;
+}
+
+/* ===== Records ===== */
+
+static void read_unit(Dec *d)
+{
+    VladState *S = d->S;
+    unsigned prelude = vl_ckpt_get_byte(&d->in);
+    if (prelude > 1)
+        bad(d, "a unit's environment is %u", prelude);
+    VlUnit *u;
+    if (prelude) {
+        uint64_t form = vl_ckpt_get_u(&d->in);
+        if (form >= S->nprelude_units || S->prelude_units[form]->form != form)
+            bad(d, "it names prelude form %llu, which this prelude lacks",
+                (unsigned long long)form);
+        u = S->prelude_units[form];
+        if (vl_ckpt_get_u(&d->in) != vl_unit_hash(u))
+            bad(d, "its prelude code differs from this vlad's");
+    } else {
+        size_t nlen, tlen;
+        char *name = vl_ckpt_get_str(&d->in, 65536, &nlen);
+        char *text = vl_ckpt_get_str(&d->in, VL_READ_MAX_INPUT, &tlen);
+        uint64_t rebound = vl_ckpt_get_u(&d->in);
+        uint64_t form = vl_ckpt_get_max(&d->in, UINT32_MAX, "a form index");
+        uint64_t hash = vl_ckpt_get_u(&d->in);
+        if (rebound >> IN__COUNT != 0)
+            bad(d, "a unit's inline decisions are out of range");
+        u = vl_unit_recompile(S, text, tlen, name, (uint32_t)form, rebound);
+        if (vl_unit_hash(u) != hash)
+            bad(d, "the code of %s (form %llu) compiles differently here",
+                name, (unsigned long long)form + 1);
+    }
+    uint32_t n;
+    vl_unit_protos(u, &n);
+    add_obj(d, R_UNIT, u);
+}
+
+static void read_closure(Dec *d)
+{
+    VladState *S = d->S;
+    Proto *p;
+    uint64_t unit = vl_ckpt_get_u(&d->in);
+    if (unit == 0) {
+        uint64_t ctl = vl_ckpt_get_max(&d->in, CTL_UNDERFLOW,
+                                       "a control procedure");
+        if (ctl == CTL_ENTRY || ctl == CTL_UNDERFLOW)
+            bad(d, "a closure of internal procedure %llu",
+                (unsigned long long)ctl);
+        p = S->control[ctl];
+    } else {
+        VlUnit *u = obj_at(d, unit - 1, R_UNIT);
+        uint32_t n;
+        Proto *const *all = vl_unit_protos(u, &n);
+        p = all[vl_ckpt_get_max(&d->in, n - 1, "a procedure's index")];
+    }
+    Closure *c = vl_gc_alloc(sizeof *c + p->nfree * sizeof(Value));
+    c->proto = p;
+    for (uint16_t k = 0; k < p->nfree; k++)
+        c->free[k] = UNDEF_VAL;
+    add_obj(d, R_CLOSURE, c);
+    d->unfilled++;
+}
+
+/* The captured values of a closure; those of checkpoint-*j's segment
+   procedures must be what their code reads (vm/vm.c, vm/cpj.c). */
+static void read_fill(Dec *d)
+{
+    VladState *S = d->S;
+    uint64_t i = vl_ckpt_get_u(&d->in);
+    Closure *c = obj_at(d, i, R_CLOSURE);
+    if (d->objs[i].filled)
+        bad(d, "a closure is filled twice");
+    const Proto *p = c->proto;
+    for (uint16_t k = 0; k < p->nfree; k++)
+        c->free[k] = get_value(d, ROLE_DATA, 0);
+    d->objs[i].filled = 1;
+    d->unfilled--;
+    if (p->unit != NULL || p->nfree == 0)
+        return;
+    /* SEG_RUN (pos log), SEG_ADV (pos log m advance), SEG_REC (pos
+       loglist m advance) */
+    int rec = p == S->control[CTL_SEG_REC];
+    if (!IS_REAL(c->free[0]) || c->free[1].tag != VT_RAW
+        || c->free[1].aux != (rec ? VL_RAW_LOG_LIST : VL_RAW_LOG)
+        || (p->nfree == 4
+            && (!IS_REAL(c->free[2]) || !IS_CLOSURE(c->free[3])
+                || AS_CLOSURE(c->free[3])->proto
+                       != S->control[CTL_ADVANCE])))
+        bad(d, "a checkpoint-*j segment is malformed");
+}
+
+static void read_pair(Dec *d)
+{
+    Pair *p = vl_gc_alloc(sizeof *p);
+    p->car = get_value(d, ROLE_DATA, 0);
+    p->cdr = get_value(d, ROLE_DATA, 0);
+    add_obj(d, R_PAIR, p);
+}
+
+static void read_dual(Dec *d)
+{
+    Dual *x = vl_gc_alloc(sizeof *x);
+    x->tag = fresh_tag(d, vl_ckpt_get_i(&d->in));
+    x->primal = get_real(d);
+    x->tangent = get_real(d);
+    add_obj(d, R_DUAL, x);
+}
+
+/* The largest capacity of a tape chunk read (vm/ad.c makes at most
+   8192). */
+#define CHUNK_CAP_MAX 8192u
+
+/* Node j of chunk c (its slot and the ones after it) is well formed:
+   parents before it, partials where its class says. */
+static void check_slot(Dec *d, const TapeChunk *c, uint32_t j)
+{
+    const TapeSlot *t = &c->slots[j];
+    uint32_t self = c->base + j, p0 = t->parent, q = t->parent1;
+    if (p0 == VL_TAPE_NONE || p0 == VL_TAPE_CONT)
+        return;
+    if (p0 == VL_TAPE_GENERAL) {
+        const TapeExt *x = c->exts != NULL ? c->exts[j] : NULL;
+        if (x == NULL)
+            bad(d, "a general tape node has no record");
+        return;
+    }
+    uint32_t cls = p0 >> VL_TAPE_INDEX_BITS;
+    if ((p0 & VL_TAPE_INDEX_MASK) >= self)
+        bad(d, "a tape node's parent is not before it");
+    switch (cls) {
+    case VL_TAPE_UNARY:
+        if (q == VL_RULE_EXPLICIT || q >= VL_RULE_BINARY_FIRST)
+            bad(d, "a tape node has rule %u", q);
+        break;
+    case VL_TAPE_BINARY:
+        if ((q & VL_TAPE_INDEX_MASK) >= self)
+            bad(d, "a tape node's parent is not before it");
+        break;
+    case VL_TAPE_EXPLICIT: {
+        uint32_t n = q == VL_TAPE_NONE ? 1 : 2;
+        if (n == 2 && q >= self)
+            bad(d, "a tape node's parent is not before it");
+        if (j + n >= c->used || c->slots[j + 1].parent != VL_TAPE_CONT
+            || (n == 2 && c->slots[j + 2].parent != VL_TAPE_CONT))
+            bad(d, "a tape node lacks its partials");
+        break;
+    }
+    default:                /* VL_TAPE_FLOAT */
+        break;
+    }
+}
+
+static void read_chunk(Dec *d)
+{
+    TapeChunk *c = vl_gc_alloc(sizeof *c);
+    TapeChunk *prev = opt_ref(d, R_CHUNK);
+    c->prev = prev;
+    c->prev_n = (uint32_t)vl_ckpt_get_max(&d->in, prev ? prev->used : 0,
+                                          "a chunk's start");
+    c->tag = fresh_tag(d, vl_ckpt_get_i(&d->in));
+    unsigned compact = vl_ckpt_get_byte(&d->in);
+    unsigned general = vl_ckpt_get_byte(&d->in);
+    if (compact > 1 || general > 1)
+        bad(d, "a chunk's flags are out of range");
+    c->cap = (uint32_t)vl_ckpt_get_max(&d->in, CHUNK_CAP_MAX,
+                                       "a chunk's capacity");
+    c->used = (uint32_t)vl_ckpt_get_max(&d->in, c->cap + 2u,
+                                        "a chunk's fill");
+    if (c->cap == 0 || c->used > left(d))
+        bad(d, "a chunk's size is out of range");
+    /* room for the slots read only (memory in proportion to the file):
+       a node appended later starts a new chunk, at the same index */
+    c->cap = c->used > 0 ? c->used : 1;
+    c->base = prev != NULL ? prev->base + c->prev_n : 0;
+    if (c->base > VL_TAPE_INDEX_MASK - 4 - c->cap)
+        bad(d, "a tape is too long");
+    c->slots = vl_gc_alloc_atomic(VL_TAPE_CHUNK_SLOTS(c->cap)
+                                  * sizeof(TapeSlot));
+    memset(c->slots, 0, VL_TAPE_CHUNK_SLOTS(c->cap) * sizeof(TapeSlot));
+    for (uint32_t j = 0; j < c->used; j++) {
+        c->slots[j].primal = vl_ckpt_get_real(&d->in);
+        c->slots[j].parent = (uint32_t)vl_ckpt_get_max(&d->in, UINT32_MAX,
+                                                       "a parent");
+        c->slots[j].parent1 = (uint32_t)vl_ckpt_get_max(&d->in, UINT32_MAX,
+                                                        "a parent");
+    }
+    for (uint32_t next = 0;;) {
+        uint64_t dist = vl_ckpt_get_u(&d->in);
+        if (dist == 0)
+            break;
+        if (dist > c->used - next)
+            bad(d, "a general tape node is past its chunk's end");
+        uint32_t j = next + (uint32_t)dist - 1;
+        next = j + 1;
+        if (c->slots[j].parent != VL_TAPE_GENERAL)
+            bad(d, "a general tape node's slot is not marked so");
+        if (c->exts == NULL)
+            c->exts = vl_gc_alloc(VL_TAPE_CHUNK_SLOTS(c->cap)
+                                  * sizeof(TapeExt *));
+        TapeExt *x = vl_gc_alloc(sizeof *x);
+        x->nparents = (uint32_t)vl_ckpt_get_max(&d->in, 2, "parents");
+        x->primal = get_real(d);
+        x->parents[0] = x->parents[1] = VL_TAPE_NONE;
+        for (uint32_t k = 0; k < x->nparents; k++) {
+            x->parents[k] = (uint32_t)vl_ckpt_get_u(&d->in);
+            if (x->parents[k] >= c->base + j)
+                bad(d, "a tape node's parent is not before it");
+            x->partials[k] = get_real(d);
+        }
+        c->exts[j] = x;
+    }
+    /* what follows from the slots: recomputed, not read */
+    uint32_t conts = 0;
+    int has_general = 0;
+    for (uint32_t j = 0; j < c->used; j++) {
+        check_slot(d, c, j);
+        conts += c->slots[j].parent == VL_TAPE_CONT;
+        has_general |= c->slots[j].parent == VL_TAPE_GENERAL;
+    }
+    c->conts = conts;
+    uint32_t before = 0;
+    if (prev != NULL) {
+        before = prev->conts_before;
+        for (uint32_t j = 0; j < c->prev_n; j++)
+            before += prev->slots[j].parent == VL_TAPE_CONT;
+    }
+    c->conts_before = before;
+    c->general = general || has_general || (prev != NULL && prev->general);
+    c->compact_tag = compact && !c->general ? c->tag : 0;
+    c->managed = 0;
+    add_obj(d, R_CHUNK, c);
+}
+
+static void read_log(Dec *d)
+{
+    Log *l = vl_gc_alloc(sizeof *l);
+    l->n = (size_t)vl_ckpt_get_max(&d->in, left(d), "a log's length");
+    l->pos = vl_gc_alloc_atomic((l->n ? l->n : 1) * sizeof(int64_t));
+    l->values = vl_gc_alloc((l->n ? l->n : 1) * sizeof(Value));
+    for (size_t k = 0; k < l->n; k++) {
+        l->pos[k] = vl_ckpt_get_i(&d->in);
+        if (k > 0 && l->pos[k] <= l->pos[k - 1])
+            bad(d, "an effect log is out of order");
+        l->values[k] = get_value(d, ROLE_DATA, 0);
+    }
+    add_obj(d, R_LOG, l);
+}
+
+static void read_logentry(Dec *d)
+{
+    LogEntry *x = vl_gc_alloc(sizeof *x);
+    x->pos = vl_ckpt_get_i(&d->in);
+    x->value = get_value(d, ROLE_DATA, 0);
+    x->next = opt_ref(d, R_LOGENTRY);
+    add_obj(d, R_LOGENTRY, x);
+}
+
+static void read_run(Dec *d)
+{
+    VladState *S = d->S;
+    uint32_t nf = (uint32_t)vl_ckpt_get_max(&d->in, left(d) / 3,
+                                            "a frame count");
+    if (nf == 0)
+        bad(d, "a run of no frames");
+    CapFrame *frames = vl_gc_alloc(nf * sizeof *frames);
+    Value *values = NULL;
+    size_t nv = 0, vcap = 0;
+    for (uint32_t f = 0; f < nf; f++) {
+        CapFrame *cf = &frames[f];
+        cf->closure = obj_ref(d, R_CLOSURE);
+        const Proto *p = cf->closure->proto;
+        cf->ret_pc = (uint32_t)vl_ckpt_get_max(&d->in, p->ncode,
+                                               "a return address");
+        const Instr *at = &p->code[cf->ret_pc > 0 ? cf->ret_pc - 1 : 0];
+        if (cf->ret_pc == 0 || !vl_compile_is_call_capable(at->op))
+            bad(d, "a frame waits where its code makes no call");
+        uint32_t delta = at->op == OP_CALL || at->op == OP_RESUME
+                         ? (uint32_t)at->a + 2 : (uint32_t)p->nregs + 2;
+        if (vl_ckpt_get_u(&d->in) != delta)
+            bad(d, "a frame's size does not match its code");
+        cf->delta = delta;
+        cf->first = (uint32_t)nv;
+        uint32_t nruns;
+        const LiveRun *l = vl_proto_live_set(p, p->code + cf->ret_pc,
+                                             &nruns);
+        for (uint32_t q = 0; q < nruns; q++)
+            for (uint32_t r = l[q].first; r < l[q].first + l[q].count;
+                 r++) {
+                values = vl_gc_grow(values, nv, &vcap, sizeof *values);
+                values[nv++] = get_value(d, vl_ckpt_role(S, p, (int)r), 1);
+            }
+        cf->nlive = (uint32_t)nv - cf->first;
+    }
+    ContRun *run = vl_seg_run(nf, nv);
+    memcpy(run->frames, frames, nf * sizeof *frames);
+    if (nv > 0)
+        memcpy(run->values, values, nv * sizeof *values);
+    add_obj(d, R_RUN, run);
+}
+
+static void read_seg(Dec *d)
+{
+    const ContSeg *below = opt_ref(d, R_SEG);
+    const ContSeg *ref = opt_ref(d, R_SEG);
+    const ContRun *run = opt_ref(d, R_RUN);
+    uint64_t first = vl_ckpt_get_u(&d->in), count = vl_ckpt_get_u(&d->in);
+    if (run == NULL ? first != 0 || count != 0
+                    : count == 0 || first > run->nframes
+                          || count > run->nframes - first)
+        bad(d, "a frame sequence's range is out of its run");
+    if (ref != NULL && ref->hooks)
+        bad(d, "a shared frame sequence holds a delimiter");
+    add_obj(d, R_SEG, (void *)vl_seg_make(d->S, below, run, (uint32_t)first,
+                                          (uint32_t)count, ref, 1));
+}
+
+static void read_ckpt(Dec *d)
+{
+    Checkpoint *k = vl_gc_alloc(sizeof *k);
+    unsigned finished = vl_ckpt_get_byte(&d->in);
+    if (finished > 1)
+        bad(d, "a checkpoint's state is %u", finished);
+    k->finished = (int)finished;
+    if (finished) {
+        k->result = get_value(d, ROLE_DATA, 0);
+    } else {
+        k->callee = get_value(d, ROLE_DATA, 0);
+        k->arg = get_value(d, ROLE_DATA, 0);
+        k->seq = opt_ref(d, R_SEG);
+        k->steps_at = vl_ckpt_get_i(&d->in);
+        k->position = vl_ckpt_get_i(&d->in);
+        k->data_bytes = vl_ckpt_get_i(&d->in);
+        unsigned m = vl_ckpt_get_byte(&d->in);
+        if (m > 1 || k->data_bytes < 0 || k->position < 0)
+            bad(d, "a checkpoint's figures are out of range");
+        k->data_measured = (int)m;
+        k->nframes = vl_seg_frames(k->seq);
+        k->bytes = vl_cont_bytes(k->nframes, vl_seg_values(k->seq));
+    }
+    add_obj(d, R_CKPT, k);
+}
+
+static void read_global(Dec *d)
+{
+    size_t n;
+    char *name = vl_ckpt_get_str(&d->in, 65536, &n);
+    if (n == 0 || name[0] == '%')
+        bad(d, "a global is named '%s'", name);
+    Value v = get_value(d, ROLE_DATA, 0);
+    Global *g = vl_state_user_cell(d->S, vl_symbol_intern(d->S->syms, name,
+                                                          n));
+    size_t cap = d->gcap;
+    d->gcells = vl_gc_grow(d->gcells, d->nglobals, &cap, sizeof *d->gcells);
+    d->gvalues = vl_gc_grow(d->gvalues, d->nglobals, &d->gvcap,
+                            sizeof *d->gvalues);
+    d->gcap = cap;
+    d->gcells[d->nglobals] = g;
+    d->gvalues[d->nglobals++] = v;
+    add_obj(d, R_GLOBAL, g);
+}
+
+Value vl_ckpt_load(VladState *S, const unsigned char *data, size_t len,
+                   const char *name)
+{
+    Dec d;
+    memset(&d, 0, sizeof d);
+    d.S = S;
+    d.in.S = S;
+    d.in.name = name;
+    size_t plen;
+    vl_ckpt_open(&d.in, data, len, &plen);
+    for (;;) {
+        unsigned kind = vl_ckpt_get_byte(&d.in);
+        switch (kind) {
+        case R_UNIT: read_unit(&d); continue;
+        case R_PAIR: read_pair(&d); continue;
+        case R_CLOSURE: read_closure(&d); continue;
+        case R_FILL: read_fill(&d); continue;
+        case R_DUAL: read_dual(&d); continue;
+        case R_CHUNK: read_chunk(&d); continue;
+        case R_LOG: read_log(&d); continue;
+        case R_LOGENTRY: read_logentry(&d); continue;
+        case R_RUN: read_run(&d); continue;
+        case R_SEG: read_seg(&d); continue;
+        case R_CKPT: read_ckpt(&d); continue;
+        case R_GLOBAL: read_global(&d); continue;
+        case R_END:
+            break;
+        default:
+            bad(&d, "a record of unknown kind %u", kind);
+        }
+        break;
+    }
+    Value root = get_value(&d, ROLE_DATA, 0);
+    if (d.in.p != d.in.end)
+        bad(&d, "it has bytes after its end");
+    if (d.unfilled != 0)
+        bad(&d, "a closure is never filled");
+    for (size_t k = 0; k < d.nglobals; k++)
+        vl_state_define(S, d.gcells[k], d.gvalues[k]);
+    return root;
+}

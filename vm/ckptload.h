@@ -1,0 +1,18 @@
+/*
+ * vm/ckptload.h -- reading a checkpoint back from the file format of
+ * vm/ckptfile.h, checked (doc/internals.md, section 20)
+ */
+#ifndef VL_CKPTLOAD_H
+#define VL_CKPTLOAD_H
+
+#include "vm/ckptfile.h"
+
+/* The value in the 'len' bytes at 'data', 'name' naming them in
+   messages; raises (the state unchanged) when they are not a valid
+   checkpoint file of this build, or need a host primitive that is not
+   registered.  On success the user globals the file holds are
+   defined. */
+VL_INTERNAL Value vl_ckpt_load(VladState *S, const unsigned char *data,
+                               size_t len, const char *name);
+
+#endif
