@@ -10,12 +10,15 @@
 ## ~3-5 min; BENCH_CKPT_ARGS='--quick').
 ## "make bench-api" runs only bench/api/run (the cost of vlad_call and the
 ## other calls of the embedding API, ~30 s; BENCH_API_ARGS='--quick').
+## "make bench-persist" runs only bench/persist/run (saving and loading
+## checkpoints of the rotation benchmark's state, ~20 s).
 
 BENCH_ARGS =
 BENCH_AD_ARGS =
 BENCH_CPJ_ARGS =
 BENCH_API_ARGS =
 BENCH_CKPT_ARGS =
+BENCH_PERSIST_ARGS =
 
 bench: vlad$(EXEEXT)
 	VLAD='$(abs_top_builddir)/vlad$(EXEEXT)' srcdir='$(abs_top_srcdir)' \
@@ -43,4 +46,8 @@ bench-api: libvlad.la
 	srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
 	  $(srcdir)/%reldir%/api/run $(BENCH_API_ARGS)
 
-.PHONY: bench bench-ad bench-cpj bench-ckpt bench-api
+bench-persist: libvlad.la
+	srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+	  $(srcdir)/%reldir%/persist/run $(BENCH_PERSIST_ARGS)
+
+.PHONY: bench bench-ad bench-cpj bench-ckpt bench-api bench-persist

@@ -16,12 +16,14 @@
  */
 #include "config.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "include/vlad.h"
 #include "cli/options.h"
 #include "cli/output.h"
@@ -95,16 +97,62 @@ static int define_arguments(VladState *S, char **args, int nargs)
     return 0;
 }
 
-/* --resume FILE: load the saved computation, finish it, print its value
-   (as a script prints an expression's). */
-static int run_resume(VladState *S, const char *path)
+/* The note an autosave keeps about standard output (vlad_set_autosave):
+   "stdout DEV INO START" when it is a regular file, START the offset at
+   which this program's output begins there; else "stdout other". */
+static void stdout_note(char *buf, size_t n)
 {
-    VladValue u, v;
-    VladStatus st = vlad_checkpoint_load(S, path, &u);
+    struct stat st;
+    snprintf(buf, n, "stdout other");
+    if (fstat(STDOUT_FILENO, &st) != 0 || !S_ISREG(st.st_mode))
+        return;
+    int fl = fcntl(STDOUT_FILENO, F_GETFL);
+    off_t start = fl >= 0 && (fl & O_APPEND)
+                  ? st.st_size : lseek(STDOUT_FILENO, 0, SEEK_CUR);
+    if (start < 0)
+        start = st.st_size;
+    snprintf(buf, n, "stdout %ju %ju %jd", (uintmax_t)st.st_dev,
+             (uintmax_t)st.st_ino, (intmax_t)start);
+}
+
+/* Resuming a program saved by --autosave into the file its killed run
+   was writing: the bytes that run wrote after its last save are there
+   already, and are not written again. */
+static void skip_written(const VladSavedInfo *info)
+{
+    uintmax_t dev, ino;
+    intmax_t start;
+    struct stat st;
+    if (sscanf(info->note, "stdout %ju %ju %jd", &dev, &ino, &start) != 3
+        || fstat(STDOUT_FILENO, &st) != 0 || !S_ISREG(st.st_mode)
+        || (uintmax_t)st.st_dev != dev || (uintmax_t)st.st_ino != ino)
+        return;
+    intmax_t written = (intmax_t)st.st_size - start
+                       - (intmax_t)info->output_bytes;
+    if (written > 0)
+        vl_output_skip((uint64_t)written);
+}
+
+/* --resume FILE: finish what FILE holds -- a program saved by
+   --autosave (its output, and the values of its expressions, as the
+   uninterrupted run would have printed them), or a checkpoint saved by
+   ,save (its value printed) -- with --autosave going on if asked. */
+static int run_resume(VladState *S, const VlOptions *o)
+{
+    VladSavedInfo info;
+    VladStatus st = vlad_saved_info(S, o->resume, &info);
+    if (st == VLAD_OK && info.program) {
+        skip_written(&info);
+        if (o->autosave != NULL)
+            st = vlad_set_autosave(S, o->autosave, o->autosave_every,
+                                   info.note);
+    }
+    VladValue v;
     if (st == VLAD_OK)
-        st = vlad_resume(S, u, &v);
+        st = vlad_run_saved(S, o->resume, &v);
     int status = report(S, st);
-    if (st == VLAD_OK && strcmp(vlad_to_string(S, v), "#<void>") != 0) {
+    if (st == VLAD_OK && !info.program
+        && strcmp(vlad_to_string(S, v), "#<void>") != 0) {
         fputs(vlad_to_string(S, v), stdout);
         fputc('\n', stdout);
     }
@@ -192,12 +240,21 @@ int main(int argc, char **argv)
         return 2;
     }
     int status = define_arguments(S, o.args, o.nargs);
+    if (status == 0 && o.autosave != NULL && o.resume == NULL) {
+        char note[128];
+        stdout_note(note, sizeof note);
+        if (vlad_set_autosave(S, o.autosave, o.autosave_every, note)
+            != VLAD_OK) {
+            fputs(vlad_last_error(S)->text, stderr);
+            status = 1;
+        }
+    }
 
     double t0 = vl_now_seconds();
     if (status != 0) {
         /* out of memory */
     } else if (o.resume != NULL) {
-        status = run_resume(S, o.resume);
+        status = run_resume(S, &o);
     } else if (o.nexprs > 0 || (o.file != NULL && strcmp(o.file, "-") != 0)) {
         /* the -e expressions (named <-e>, <-e#2>, ...), then FILE */
         for (int j = 0; j < o.nexprs && status == 0; j++) {
@@ -226,6 +283,9 @@ int main(int argc, char **argv)
     } else {
         status = run_stdin_script(S);
     }
+    /* a program that ended without error needs no saved state */
+    if (status == 0 && o.autosave != NULL)
+        unlink(o.autosave);
     if (o.stats) {
         VladStats st;
         vlad_get_stats(S, &st);

@@ -44,8 +44,14 @@ static const char help_text[] =
     "                     the environment variable VLAD_CHECKPOINT (any\n"
     "                     case)\n"
     "  --resume FILE      finish the computation saved in FILE (by ,save\n"
-    "                     in the REPL or vlad_checkpoint_save) and print\n"
-    "                     its value; no program may be given with it\n"
+    "                     in the REPL, or --autosave: then the rest of\n"
+    "                     the program too) and print its value; no program\n"
+    "                     may be given with it\n"
+    "  --autosave FILE[,every=SECONDS]\n"
+    "                     save the running program to FILE every SECONDS\n"
+    "                     (default 30), atomically, so that after a crash\n"
+    "                     --resume FILE finishes it; FILE is removed when\n"
+    "                     the program ends without error\n"
     "  --stats            print steps, peak heap, AD and checkpoint-*j\n"
     "                     statistics and time on stderr\n"
     "  --progress         show the progress of long checkpoint-*j runs on\n"
@@ -164,7 +170,7 @@ int vl_is_decimal(const char *s)
 
 /* The options that take a value. */
 enum { OPT_E, OPT_I, OPT_STEP_LIMIT, OPT_HEAP_LIMIT, OPT_CHECKPOINT,
-       OPT_RESUME };
+       OPT_RESUME, OPT_AUTOSAVE };
 
 static const struct {
     const char *name;
@@ -176,6 +182,7 @@ static const struct {
     {"--heap-limit", OPT_HEAP_LIMIT},
     {"--checkpoint", OPT_CHECKPOINT},
     {"--resume", OPT_RESUME},
+    {"--autosave", OPT_AUTOSAVE},
 };
 
 /* The options without a value: the flag each one sets (NULL: special). */
@@ -188,6 +195,32 @@ static int *flag_of(VlOptions *o, const char *a)
     if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)
         return &o->quiet;
     return NULL;
+}
+
+/* --autosave FILE[,every=SECONDS] (a FILE may hold commas: only a last
+   ",every=" followed by a number is the interval). */
+static int parse_autosave(VlOptions *o, const char *name, const char *v)
+{
+    const char *opt = strstr(v, ",every=");
+    for (const char *p = opt; p != NULL; p = strstr(p + 1, ",every="))
+        opt = p;
+    o->autosave_every = VL_AUTOSAVE_EVERY;
+    size_t n = strlen(v);
+    if (opt != NULL) {
+        char *end;
+        double s = strtod(opt + 7, &end);
+        if (end == opt + 7 || *end != '\0' || !(s >= 0) || s > 1e9)
+            return vl_usage_error("--autosave: every= needs a number of "
+                                  "seconds, got '%s'", opt + 7);
+        o->autosave_every = s;
+        n = (size_t)(opt - v);
+    }
+    if (n == 0)
+        return vl_usage_error("%s needs a file, got ''", name);
+    o->autosave = strndup(v, n);
+    if (o->autosave == NULL)
+        return -1;
+    return VL_OPTIONS_RUN;
 }
 
 static int set_value(VlOptions *o, int id, const char *name, const char *v)
@@ -226,6 +259,8 @@ static int set_value(VlOptions *o, int id, const char *name, const char *v)
                                   name);
         o->resume = v;
         break;
+    case OPT_AUTOSAVE:
+        return parse_autosave(o, name, v);
     default:
         return vl_usage_error("internal error: option '%s'", name);
     }
@@ -234,8 +269,8 @@ static int set_value(VlOptions *o, int id, const char *name, const char *v)
 
 /* Every long option, for abbreviations. */
 static const char *const long_names[] = {
-    "--step-limit", "--heap-limit", "--checkpoint", "--resume", "--stats",
-    "--progress",
+    "--step-limit", "--heap-limit", "--checkpoint", "--resume",
+    "--autosave", "--stats", "--progress",
     "--quiet", "--version", "--help",
 };
 
@@ -361,6 +396,14 @@ int vl_options_parse(int argc, char **argv, VlOptions *o)
         }
         return vl_usage_error("unknown option '%s'", a);
     }
+    if (o->autosave != NULL && o->resume == NULL && k >= argc
+        && o->nexprs == 0)
+        return vl_usage_error("--autosave %s saves a program as it runs: "
+                              "give FILE (or -e, or --resume)", o->autosave);
+    if (o->autosave != NULL && o->nexprs > 0 && k < argc
+        && !vl_is_decimal(argv[k]))
+        return vl_usage_error("--autosave %s saves one program: give -e or "
+                              "FILE, not both", o->autosave);
     if (o->resume != NULL && (k < argc || o->nexprs > 0))
         return vl_usage_error("--resume %s runs a saved computation: no "
                               "program (FILE, -e or ARGS) goes with it",
@@ -384,6 +427,8 @@ void vl_options_free(VlOptions *o)
     for (int j = 0; o->completed != NULL && j < o->ncompleted; j++)
         free(o->completed[j]);
     free(o->completed);
+    free(o->autosave);
+    o->autosave = NULL;
     o->exprs = NULL;
     o->dirs = NULL;
     o->completed = NULL;

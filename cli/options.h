@@ -17,6 +17,8 @@ typedef struct VlOptions {
     int64_t heap_limit;     /* --heap-limit in bytes (0: none) */
     const char *checkpoint; /* --checkpoint SPEC, or NULL */
     const char *resume;     /* --resume FILE, or NULL */
+    char *autosave;         /* --autosave FILE (malloc'd), or NULL */
+    double autosave_every;  /* its every=SECONDS */
     int stats;              /* --stats */
     int progress;           /* --progress */
     int quiet;              /* -q, --quiet */
@@ -27,6 +29,9 @@ typedef struct VlOptions {
                                full (malloc'd; values point into them) */
     int ncompleted;
 } VlOptions;
+
+/* The seconds between autosaves when --autosave gives none. */
+#define VL_AUTOSAVE_EVERY 30.0
 
 /* What vl_options_parse decided. */
 enum {

@@ -33,6 +33,7 @@
 static VladState *attached;     /* stopped by a failed write */
 static int write_errno;         /* the first failure, 0 if none */
 static int reported;            /* vl_output_finish has said so */
+static uint64_t skipping;       /* bytes still to drop (vl_output_skip) */
 
 void vl_output_reserve_fds(void)
 {
@@ -59,10 +60,21 @@ static void fail(int err)
         vlad_interrupt(attached);
 }
 
+void vl_output_skip(uint64_t bytes)
+{
+    skipping = bytes;
+}
+
 void vl_output_write(const char *text, size_t len)
 {
     if (write_errno != 0)
         return;
+    if (skipping > 0) {         /* already written by a killed run */
+        size_t drop = skipping < len ? (size_t)skipping : len;
+        skipping -= drop;
+        text += drop;
+        len -= drop;
+    }
     if (fflush(stdout) != 0) {
         fail(errno);
         return;

@@ -5,6 +5,7 @@
 #define VL_CLI_OUTPUT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "include/vlad.h"
 
 /* Give each of the standard descriptors 0, 1, 2 that is closed a
@@ -19,6 +20,10 @@ void vl_output_attach(VladState *S);
 /* Write VLAD's output to standard output now (after what stdio holds),
    whole, through EINTR.  After a failed write, does nothing. */
 void vl_output_write(const char *text, size_t len);
+
+/* Drop the next 'bytes' bytes of VLAD's output: what a run killed after
+   its last autosave wrote to this same file (vlad --resume). */
+void vl_output_skip(uint64_t bytes);
 
 /* The errno of the first failed write to standard output, or 0. */
 int vl_output_error(void);

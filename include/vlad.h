@@ -227,6 +227,44 @@ VLAD_API VladStatus vlad_checkpoint_load_buffer(VladState *S,
                                                 const void *data, size_t len,
                                                 VladValue *out);
 
+/* Autosave: while 'path' is set, every evaluation of program text
+   (vlad_eval_string, vlad_eval_file) is saved to 'path' each time it has
+   run 'seconds' more seconds (0: at every check, each few thousand
+   steps), at a step boundary and atomically, without stopping it: the
+   file holds the running evaluation and the rest of the program text,
+   and vlad_run_saved finishes the program from there (after a crash,
+   say).  'note' is kept in each file for the host (vlad_saved_info),
+   e.g. where its output goes.  Output the program wrote before a save
+   has gone to 'write' before the file is written.  NULL 'path' stops it.
+   A save that fails stops the evaluation with VLAD_ERR_IO and the
+   reason.  [returns status] */
+VLAD_API VladStatus vlad_set_autosave(VladState *S, const char *path,
+                                      double seconds, const char *note);
+
+/* What a saved file holds, read without running it. */
+typedef struct VladSavedInfo {
+    int program;            /* 1: a program saved by autosave; 0: a
+                               checkpoint (vlad_checkpoint_save) */
+    uint64_t output_bytes;  /* program: the bytes of output it had
+                               handed to 'write' when saved */
+    const char *note;       /* program: vlad_set_autosave's note ("") */
+} VladSavedInfo;
+
+/* Read the header of the file at 'path' (checked, as loading would, but
+   nothing is built) into '*info' (strings owned by S, valid until the
+   next call).  [returns status] */
+VLAD_API VladStatus vlad_saved_info(VladState *S, const char *path,
+                                    VladSavedInfo *info);
+
+/* Finish what the file at 'path' holds as one evaluation: a program
+   saved by autosave is finished as its uninterrupted evaluation would
+   have gone on -- the running form's value echoed (when echo_results is
+   set) unless it was a definition, then the rest of the program -- and
+   '*out' gets the last expression's value; a saved checkpoint is
+   resumed and '*out' gets its value.  [returns status] */
+VLAD_API VladStatus vlad_run_saved(VladState *S, const char *path,
+                                   VladValue *out);
+
 /* Call fn(ud, name, user) for every bound global name that is not
    reserved (names starting with '%' are the implementation's), in no
    particular order; 'user' is 1 for names the program defined (including

@@ -595,6 +595,7 @@ EXTRA_DIST += \
 	%reldir%/repl/inputrc \
 	%reldir%/repl/run-pty \
 	%reldir%/repl/vlpty.py \
+	%reldir%/repl/workload.py \
 	$(VLAD_REPL_TESTS)
 
 ## Waits in the REPL tests are longer under the sanitizers (only a failing
@@ -731,8 +732,9 @@ check_PROGRAMS += %reldir%/persist/persist-helper
 %canon_reldir%_persist_persist_helper_CPPFLAGS = $(VLAD_API_INCLUDES)
 %canon_reldir%_persist_persist_helper_LDADD = $(VLAD_API_LINKLIBS)
 %canon_reldir%_persist_persist_helper_LDFLAGS = $(VLAD_API_LINK)
-TESTS += %reldir%/persist/roundtrip.sh
-EXTRA_DIST += %reldir%/persist/roundtrip.sh %reldir%/persist/roundtrip.py
+TESTS += %reldir%/persist/roundtrip.sh %reldir%/persist/crash.py
+EXTRA_DIST += %reldir%/persist/roundtrip.sh %reldir%/persist/roundtrip.py \
+	%reldir%/persist/crash.py
 
 examples_embed_minimal_SOURCES = examples/embed/minimal.c
 examples_embed_minimal_CPPFLAGS = $(VLAD_API_INCLUDES)

@@ -3,22 +3,17 @@
  * loading through the public interface (include/vlad.h, "Saved
  * checkpoints"); the format is vm/ckptfile.h's
  *
- * A file is written atomically: to a temporary file beside it, flushed
- * to the disk (fsync), then renamed over the old one and the directory
- * flushed, so a crash at any moment leaves the old file or the whole new
- * one, never a mix.
+ * Files are written atomically (vl_ckpt_write_atomic): a crash at any
+ * moment leaves the old file or the whole new one, never a mix.
  */
 #include "config.h"
 #include "include/vlad.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/stat.h>
 #include "vm/apiconv.h"
+#include "vm/autosave.h"
 #include "vm/ckptload.h"
 #include "vm/ckptsave.h"
 #include "vm/except.h"
@@ -36,7 +31,7 @@ static void save_job(VladState *S, void *ud)
         vl_except_at(S, VLAD_ERR_ARGUMENT, (SrcPos){NULL, 0, 0},
                      "vlad_checkpoint_save: expected a checkpoint, got a %s",
                      vl_value_kind(job->u));
-    vl_ckpt_save(S, job->u, &job->file);
+    vl_ckpt_save(S, job->u, NULL, &job->file);
 }
 
 /* Check the arguments shared by the save functions; VLAD_OK to go on. */
@@ -80,74 +75,6 @@ VladStatus vlad_checkpoint_save_buffer(VladState *S, VladValue u,
     return VLAD_OK;
 }
 
-/* Write all of p[0, n) to fd. */
-static int write_all(int fd, const unsigned char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-/* The directory part of path, for fsync after the rename. */
-static void sync_dir(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    char *dir = slash == NULL ? strdup(".")
-                : slash == path ? strdup("/")
-                : strndup(path, (size_t)(slash - path));
-    if (dir == NULL)
-        return;
-    int fd = open(dir, O_RDONLY | O_DIRECTORY);
-    if (fd >= 0) {
-        (void)fsync(fd);
-        close(fd);
-    }
-    free(dir);
-}
-
-static int write_atomic(const char *path, const void *data, size_t len)
-{
-    size_t n = strlen(path);
-    char *tmp = malloc(n + 8);
-    if (tmp == NULL) {
-        errno = ENOMEM;
-        return -1;
-    }
-    memcpy(tmp, path, n);
-    memcpy(tmp + n, ".XXXXXX", 8);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        free(tmp);
-        return -1;
-    }
-    if (write_all(fd, data, len) != 0 || fsync(fd) != 0) {
-        int e = errno;
-        close(fd);
-        unlink(tmp);
-        free(tmp);
-        errno = e;
-        return -1;
-    }
-    (void)fchmod(fd, 0644);
-    if (close(fd) != 0 || rename(tmp, path) != 0) {
-        int e = errno;
-        unlink(tmp);
-        free(tmp);
-        errno = e;
-        return -1;
-    }
-    free(tmp);
-    sync_dir(path);
-    return 0;
-}
-
 VladStatus vlad_checkpoint_save(VladState *S, VladValue u, const char *path)
 {
     if (S != NULL && path == NULL)
@@ -157,7 +84,7 @@ VladStatus vlad_checkpoint_save(VladState *S, VladValue u, const char *path)
     VladStatus st = save_enter(S, u, &job);
     if (st != VLAD_OK)
         return st;
-    if (write_atomic(path, job.file.data, job.file.len) != 0)
+    if (vl_ckpt_write_atomic(path, job.file.data, job.file.len) != 0)
         return vl_toplevel_fail(S, VLAD_ERR_IO, "cannot write '%s': %s",
                                 path, strerror(errno));
     return VLAD_OK;
@@ -174,16 +101,10 @@ typedef struct LoadJob {
 static void load_job(VladState *S, void *ud)
 {
     LoadJob *job = ud;
-    if (job->path != NULL) {
-        char *src = vl_toplevel_read_file(job->path, &job->len);
-        if (src == NULL)
-            vl_except_at(S, VLAD_ERR_IO, (SrcPos){NULL, 0, 0},
-                         "cannot read '%s': %s", job->path,
-                         errno == EFBIG ? "the file is too large"
-                                        : strerror(errno));
-        job->data = (const unsigned char *)src;
-    }
-    job->out = vl_ckpt_load(S, job->data, job->len, job->name);
+    if (job->path != NULL)
+        job->data = (const unsigned char *)vl_toplevel_read_saved(
+            S, job->path, &job->len);
+    job->out = vl_ckpt_load(S, job->data, job->len, job->name, NULL);
     if (!IS_CKPT(job->out))
         vl_except_at(S, VLAD_ERR_IO, (SrcPos){job->name, 0, 0},
                      "%s does not hold a checkpoint", job->name);
@@ -219,4 +140,104 @@ VladStatus vlad_checkpoint_load_buffer(VladState *S, const void *data,
 {
     LoadJob job = {NULL, data, len, "<buffer>", NIL_VAL};
     return load(S, &job, out);
+}
+
+/* ===== Autosave (vm/autosave.h) ===== */
+
+typedef struct AutosaveJob {
+    const char *path, *note;
+    double seconds;
+} AutosaveJob;
+
+static void autosave_job(VladState *S, void *ud)
+{
+    AutosaveJob *job = ud;
+    if (job->path == NULL) {
+        S->autosave_hook = NULL;
+        S->autosave_path = NULL;
+        S->autosave_note = NULL;
+        return;
+    }
+    S->autosave_path = vl_gc_strdup(job->path);
+    S->autosave_note = vl_gc_strdup(job->note != NULL ? job->note : "");
+    S->autosave_every = job->seconds;
+    S->autosave_next = vl_autosave_clock() + job->seconds;
+    S->autosave_hook = vl_autosave_hook;
+}
+
+VladStatus vlad_set_autosave(VladState *S, const char *path, double seconds,
+                             const char *note)
+{
+    if (S == NULL)
+        return VLAD_ERR_ARGUMENT;
+    if (!vl_gc_thread_attach())
+        return vl_toplevel_attach_error(S);
+    if (!(seconds >= 0) || seconds > 1e9)
+        return vl_toplevel_fail(S, VLAD_ERR_ARGUMENT, "vlad_set_autosave: "
+                                "the interval must be between 0 and 1e9 "
+                                "seconds, got %g", seconds);
+    if (path != NULL && *path == '\0')
+        return vl_toplevel_fail(S, VLAD_ERR_ARGUMENT,
+                                "vlad_set_autosave: the path is empty");
+    AutosaveJob job = {path, note, seconds};
+    return vl_toplevel_job(S, autosave_job, &job);
+}
+
+typedef struct InfoJob {
+    const char *path;
+    CkptProgram prog;
+} InfoJob;
+
+static void info_job(VladState *S, void *ud)
+{
+    InfoJob *job = ud;
+    size_t len;
+    char *data = vl_toplevel_read_saved(S, job->path, &len);
+    vl_ckpt_info(S, (const unsigned char *)data, len, job->path,
+                 &job->prog);
+}
+
+VladStatus vlad_saved_info(VladState *S, const char *path,
+                           VladSavedInfo *info)
+{
+    if (info != NULL)
+        memset(info, 0, sizeof *info);
+    if (S == NULL)
+        return VLAD_ERR_ARGUMENT;
+    if (!vl_gc_thread_attach())
+        return vl_toplevel_attach_error(S);
+    if (path == NULL || info == NULL)
+        return vl_toplevel_fail(S, VLAD_ERR_ARGUMENT,
+                                "vlad_saved_info: NULL %s",
+                                path == NULL ? "path" : "info");
+    InfoJob job;
+    memset(&job, 0, sizeof job);
+    job.path = path;
+    VladStatus st = vl_toplevel_job(S, info_job, &job);
+    if (st == VLAD_OK) {
+        info->program = job.prog.present;
+        info->output_bytes = job.prog.output_bytes;
+        info->note = job.prog.note != NULL ? job.prog.note : "";
+    }
+    if (info->note == NULL)
+        info->note = "";
+    return st;
+}
+
+VladStatus vlad_run_saved(VladState *S, const char *path, VladValue *out)
+{
+    if (out != NULL)
+        *out = to_public(NIL_VAL);
+    if (S == NULL)
+        return VLAD_ERR_ARGUMENT;
+    if (!vl_gc_thread_attach())
+        return vl_toplevel_attach_error(S);
+    if (path == NULL)
+        return vl_toplevel_fail(S, VLAD_ERR_ARGUMENT,
+                                "vlad_run_saved: the path is NULL");
+    Value v;
+    VladStatus st = vl_toplevel_run_saved(S, path, &v);
+    if (st == VLAD_OK && out != NULL)
+        *out = to_public(v);
+    return st;
 }

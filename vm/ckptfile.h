@@ -54,6 +54,9 @@ enum {
     R_SEG,              /* a frame sequence */
     R_CKPT,             /* a checkpoint */
     R_GLOBAL,           /* a user global the code reads, and its value */
+    R_INFO,             /* first, in an autosave: output so far, note */
+    R_PROGRAM,          /* last before R_END, in an autosave: the texts
+                           being run and where */
     R__COUNT
 };
 
@@ -66,6 +69,28 @@ enum {
     X_RAW_TAPE_END,     /* a *j's tape end: chunk number + 1, count */
     X_PLAIN_DUAL        /* a compact dual: tag, primal, tangent */
 };
+
+/* A program being run by the top level, saved with its running
+   evaluation by an autosave (vm/autosave.h): what a resumed run needs to
+   finish the whole program. */
+typedef struct CkptLevel {
+    const char *name;       /* a text being run (a file's path) ... */
+    const char *text;
+    size_t len;
+    uint32_t next;          /* ... and the index of its next form */
+} CkptLevel;
+
+typedef struct CkptProgram {
+    int present;            /* the file holds one (R_INFO, R_PROGRAM) */
+    uint64_t output_bytes;  /* output the program had written */
+    const char *note;       /* the host's (vlad_set_autosave) */
+    int define;             /* the running form is a definition */
+    int32_t line, col;      /* where it is */
+    size_t nlevels;         /* the texts, the outermost (the program)
+                               first, the one holding the running form
+                               last */
+    CkptLevel *levels;
+} CkptProgram;
 
 /* A growing byte buffer. */
 typedef struct CkptOut {
@@ -113,6 +138,12 @@ VL_INTERNAL uint64_t vl_ckpt_build_id(VladState *S);
 VL_INTERNAL const unsigned char *vl_ckpt_open(CkptIn *in,
                                               const unsigned char *data,
                                               size_t len, size_t *plen);
+
+/* Write 'len' bytes to the file at 'path' atomically: a temporary file
+   beside it, fsync, rename, fsync of the directory.  0, or -1 with
+   errno set (nothing changed at 'path'). */
+VL_INTERNAL int vl_ckpt_write_atomic(const char *path, const void *data,
+                                     size_t len);
 
 /* The whole file around 'payload': header, payload, CRC. */
 VL_INTERNAL void vl_ckpt_frame(VladState *S, const CkptOut *payload,

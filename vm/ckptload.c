@@ -541,6 +541,20 @@ static void read_logentry(Dec *d)
     add_obj(d, R_LOGENTRY, x);
 }
 
+/* The value of register r of frame f of run, or NULL when r is not
+   live there. */
+static const Value *live_value(const ContRun *run, uint32_t f, int r)
+{
+    const CapFrame *cf = &run->frames[f];
+    const Proto *p = cf->closure->proto;
+    uint32_t nruns;
+    const LiveRun *l = vl_proto_live_set(p, p->code + cf->ret_pc, &nruns);
+    for (uint32_t q = 0; q < nruns; q++)
+        if (r >= l[q].first && r < l[q].first + l[q].count)
+            return vl_seg_run_reg(run, f, r);
+    return NULL;
+}
+
 static void read_run(Dec *d)
 {
     VladState *S = d->S;
@@ -581,6 +595,18 @@ static void read_run(Dec *d)
     memcpy(run->frames, frames, nf * sizeof *frames);
     if (nv > 0)
         memcpy(run->values, values, nv * sizeof *values);
+    /* a *j's tape is its own: the chunk its tape ends in has its tag */
+    for (uint32_t f = 0; f < nf; f++) {
+        const Proto *p = run->frames[f].closure->proto;
+        const Value *tag, *end;
+        if (p->kind != PK_STARJ
+            || (tag = live_value(run, f, p->ctlreg)) == NULL
+            || (end = live_value(run, f, p->ctlreg + 2)) == NULL
+            || end->as.ptr == NULL)
+            continue;
+        if (((const TapeChunk *)end->as.ptr)->tag != tag->as.i)
+            bad(d, "a *j frame's tape is another's");
+    }
     add_obj(d, R_RUN, run);
 }
 
@@ -645,19 +671,79 @@ static void read_global(Dec *d)
     add_obj(d, R_GLOBAL, g);
 }
 
+/* R_INFO's fields. */
+static void read_info(CkptIn *in, CkptProgram *prog)
+{
+    prog->present = 1;
+    prog->output_bytes = vl_ckpt_get_u(in);
+    prog->note = vl_ckpt_get_str(in, 65536, NULL);
+}
+
+static void read_program(Dec *d, CkptProgram *prog)
+{
+    if (!prog->present)
+        bad(d, "a program without its information record");
+    unsigned define = vl_ckpt_get_byte(&d->in);
+    if (define > 1)
+        bad(d, "a form's kind is %u", define);
+    prog->define = (int)define;
+    prog->line = (int32_t)vl_ckpt_get_max(&d->in, INT32_MAX, "a line");
+    prog->col = (int32_t)vl_ckpt_get_max(&d->in, INT32_MAX, "a column");
+    prog->nlevels = (size_t)vl_ckpt_get_max(&d->in, left(d) / 3,
+                                            "a program's depth");
+    if (prog->nlevels == 0)
+        bad(d, "a program of no text");
+    prog->levels = vl_gc_alloc(prog->nlevels * sizeof *prog->levels);
+    for (size_t k = 0; k < prog->nlevels; k++) {
+        CkptLevel *l = &prog->levels[k];
+        l->name = vl_ckpt_get_str(&d->in, 65536, NULL);
+        l->text = vl_ckpt_get_str(&d->in, VL_READ_MAX_INPUT, &l->len);
+        l->next = (uint32_t)vl_ckpt_get_max(&d->in, UINT32_MAX,
+                                            "a form index");
+    }
+}
+
+void vl_ckpt_info(VladState *S, const unsigned char *data, size_t len,
+                  const char *name, CkptProgram *prog)
+{
+    CkptIn in = {S, NULL, NULL, name};
+    size_t plen;
+    memset(prog, 0, sizeof *prog);
+    vl_ckpt_open(&in, data, len, &plen);
+    if (plen > 0 && *in.p == R_INFO) {
+        in.p++;
+        read_info(&in, prog);
+    }
+}
+
 Value vl_ckpt_load(VladState *S, const unsigned char *data, size_t len,
-                   const char *name)
+                   const char *name, CkptProgram *prog)
 {
     Dec d;
     memset(&d, 0, sizeof d);
     d.S = S;
     d.in.S = S;
     d.in.name = name;
+    CkptProgram local;
+    if (prog == NULL)
+        prog = &local;
+    memset(prog, 0, sizeof *prog);
     size_t plen;
     vl_ckpt_open(&d.in, data, len, &plen);
+    if (plen > 0 && *d.in.p == R_INFO) {
+        d.in.p++;
+        read_info(&d.in, prog);
+    }
+    int programs = 0;
     for (;;) {
         unsigned kind = vl_ckpt_get_byte(&d.in);
+        if (programs && kind != R_END)
+            bad(&d, "records after the program");
         switch (kind) {
+        case R_PROGRAM:
+            read_program(&d, prog);
+            programs++;
+            continue;
         case R_UNIT: read_unit(&d); continue;
         case R_PAIR: read_pair(&d); continue;
         case R_CLOSURE: read_closure(&d); continue;
@@ -677,6 +763,8 @@ Value vl_ckpt_load(VladState *S, const unsigned char *data, size_t len,
         }
         break;
     }
+    if (prog->present && !programs)
+        bad(&d, "a program's information without the program");
     Value root = get_value(&d, ROLE_DATA, 0);
     if (d.in.p != d.in.end)
         bad(&d, "it has bytes after its end");

@@ -11,8 +11,16 @@
    messages; raises (the state unchanged) when they are not a valid
    checkpoint file of this build, or need a host primitive that is not
    registered.  On success the user globals the file holds are
-   defined. */
+   defined, and '*prog' (if not NULL) receives the program an autosave
+   holds (prog->present: 0 for a plain checkpoint). */
 VL_INTERNAL Value vl_ckpt_load(VladState *S, const unsigned char *data,
-                               size_t len, const char *name);
+                               size_t len, const char *name,
+                               CkptProgram *prog);
+
+/* The file's header checked (and its checksum) and, for an autosave, its
+   output count and note in '*prog' (prog->present); nothing built. */
+VL_INTERNAL void vl_ckpt_info(VladState *S, const unsigned char *data,
+                              size_t len, const char *name,
+                              CkptProgram *prog);
 
 #endif

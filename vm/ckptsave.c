@@ -562,12 +562,47 @@ static void fill(Enc *e, const Closure *c)
         put_value(e, c->free[k], ROLE_DATA);
 }
 
-void vl_ckpt_save(VladState *S, Value root, CkptOut *file)
+/* R_INFO: read alone by vl_ckpt_info (vm/ckptload.c), so first. */
+static void put_info(Enc *e, const CkptProgram *prog)
+{
+    const char *note = prog->note != NULL ? prog->note : "";
+    vl_ckpt_put_byte(&e->out, R_INFO);
+    vl_ckpt_put_u(&e->out, prog->output_bytes);
+    vl_ckpt_put_str(&e->out, note, strlen(note));
+}
+
+static void put_program(Enc *e, const CkptProgram *prog)
+{
+    CkptOut *o = &e->out;
+    vl_ckpt_put_byte(o, R_PROGRAM);
+    vl_ckpt_put_byte(o, prog->define != 0);
+    vl_ckpt_put_u(o, (uint64_t)(prog->line > 0 ? prog->line : 0));
+    vl_ckpt_put_u(o, (uint64_t)(prog->col > 0 ? prog->col : 0));
+    vl_ckpt_put_u(o, prog->nlevels);
+    for (size_t k = 0; k < prog->nlevels; k++) {
+        const CkptLevel *l = &prog->levels[k];
+        vl_ckpt_put_str(o, l->name, strlen(l->name));
+        vl_ckpt_put_str(o, l->text, l->len);
+        vl_ckpt_put_u(o, l->next);
+    }
+}
+
+void vl_ckpt_save(VladState *S, Value root, const CkptProgram *prog,
+                  CkptOut *file)
 {
     Enc e;
     memset(&e, 0, sizeof e);
     e.S = S;
     memo_grow(&e);
+    if (prog != NULL) {
+        put_info(&e, prog);
+        /* the rest of the program may read any definition made so far */
+        for (uint32_t id = 0; id < S->ncells; id++) {
+            const Global *g = S->user_cells[id];
+            if (g != NULL && g->defined && !IS_UNDEF(g->value))
+                push_obj(&e, g, K_GLOBAL);
+        }
+    }
     push_value(&e, root, ROLE_DATA);
     while (e.ntasks > 0) {
         Task t = e.tasks[--e.ntasks];
@@ -583,6 +618,8 @@ void vl_ckpt_save(VladState *S, Value root, CkptOut *file)
                 enter(&e, &t);
         }
     }
+    if (prog != NULL)
+        put_program(&e, prog);
     vl_ckpt_put_byte(&e.out, R_END);
     put_value(&e, root, ROLE_DATA);
     vl_ckpt_frame(S, &e.out, file);

@@ -8,8 +8,10 @@
 #include "vm/ckptfile.h"
 
 /* The whole file (header, records, checksum) of checkpoint 'root' into
-   'file'; raises when it holds what cannot be saved (a host call in
+   'file', with the program 'prog' being run when it is not NULL (an
+   autosave); raises when it holds what cannot be saved (a host call in
    progress, an internal value). */
-VL_INTERNAL void vl_ckpt_save(VladState *S, Value root, CkptOut *file);
+VL_INTERNAL void vl_ckpt_save(VladState *S, Value root,
+                              const CkptProgram *prog, CkptOut *file);
 
 #endif

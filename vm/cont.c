@@ -164,8 +164,8 @@ typedef struct Lazy {
     uint32_t at;
 } Lazy;
 
-Checkpoint *vl_cont_capture(VladState *S, size_t delim, Value *fb,
-                            int nargs, int64_t now)
+static Checkpoint *capture(VladState *S, size_t delim, Value *fb, int nargs,
+                           int64_t now, int cut)
 {
     Value *stop = S->stack + delim;
     /* What a capture inside a *j's extent makes is a value, and values
@@ -252,11 +252,24 @@ Checkpoint *vl_cont_capture(VladState *S, size_t delim, Value *fb,
     k->seq = seq;
     /* the delimiters inside the segment, and the firing one, leave the
        side stacks */
-    vl_delim_cut(S, delim);
+    if (cut)
+        vl_delim_cut(S, delim);
     k->steps_at = now;
     k->nframes = vl_seg_frames(k->seq);
     k->bytes = vl_cont_bytes(k->nframes, vl_seg_values(k->seq));
     return k;
+}
+
+Checkpoint *vl_cont_capture(VladState *S, size_t delim, Value *fb,
+                            int nargs, int64_t now)
+{
+    return capture(S, delim, fb, nargs, now, 1);
+}
+
+Checkpoint *vl_cont_snapshot(VladState *S, size_t delim, Value *fb,
+                             int nargs, int64_t now)
+{
+    return capture(S, delim, fb, nargs, now, 0);
 }
 
 /* ===== Reinstall ===== */

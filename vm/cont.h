@@ -66,6 +66,11 @@ VL_INTERNAL size_t vl_cont_bytes(uint64_t nframes, uint64_t nvalues);
 VL_INTERNAL Checkpoint *vl_cont_capture(VladState *S, size_t delim,
                                         Value *fb, int nargs, int64_t now);
 
+/* The same checkpoint, the computation going on as if nothing happened
+   (the side stacks keep their entries): an autosave (vm/autosave.h). */
+VL_INTERNAL Checkpoint *vl_cont_snapshot(VladState *S, size_t delim,
+                                         Value *fb, int nargs, int64_t now);
+
 /* Reinstall the frames of 'k' above the frame at 'base', whose call
    instruction writes its result to register 'dest' (the delimiter frames
    and the frames between them; an underflow frame stands for each

@@ -102,6 +102,7 @@ void vl_state_flush(VladState *S)
     if (n == 0)
         return;
     S->nout = 0;        /* first: the callback may call vlad_flush */
+    S->out_total += n;
     if (S->config.write != NULL) {
         S->config.write(S->config.userdata, S->out, n);
     } else {
@@ -134,6 +135,7 @@ void vl_state_write(VladState *S, const char *text, size_t len)
         }
     }
     if (S->nout + len > S->out_cap) {
+        S->out_total += len;
         if (S->config.write != NULL) {
             S->config.write(S->config.userdata, text, len);
         } else {

@@ -203,6 +203,21 @@ struct VladState {
     struct VlUnit **prelude_units;  /* the prelude's forms, in order */
     size_t nprelude_units, prelude_units_cap;
     uint64_t ckpt_build_id;         /* vm/ckptfile.h; 0: not computed */
+    /* autosave (vm/autosave.h): called at every poll of the VM while
+       set; the file, the seconds between saves, when the next is due
+       (vl_autosave_clock), the host's note */
+    void (*autosave_hook)(VladState *S, Value *fb, int nargs, int64_t now);
+    const char *autosave_path;
+    double autosave_every, autosave_next;
+    const char *autosave_note;
+    void *run_stack;                /* vm/toplevel.c: the texts being run
+                                       (RunFrame), innermost last; NULL
+                                       outside a program's evaluation */
+    size_t run_depth;
+    int run_define;                 /* the form running is a definition */
+    SrcPos run_pos;                 /* and where it is */
+    uint64_t out_total;             /* bytes of output handed to 'write'
+                                       (plus a resumed program's before) */
     int busy;                       /* API calls evaluating on the state
                                        (vm/toplevel.c run_protected) */
     int closing;                    /* vlad_close was called: the state is

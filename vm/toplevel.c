@@ -38,6 +38,7 @@
 #include "vm/except.h"
 #include "vm/prims.h"
 #include "vm/print.h"
+#include "vm/ckptload.h"
 #include "vm/unit.h"
 #include "vm/vm.h"
 
@@ -351,18 +352,27 @@ typedef struct RunFrame {
    (an include nests no C frames); the last value of an included file is
    the including one's.  Files pushed on the include stack are popped as
    they end (run_protected empties the stack after an error). */
-static void run_text(VladState *S, RunCtx *ctx)
+/* The texts being run, innermost last (S->run_stack while it runs: an
+   autosave reads it, vl_toplevel_program). */
+typedef struct RunStack {
+    RunFrame *run;
+    size_t n, cap;
+} RunStack;
+
+static void push_text(RunStack *rs, RunCtx ctx, Datum *forms, uint32_t next)
 {
-    size_t n = 0, cap = 0;
-    RunFrame *run = NULL;
-    run = vl_gc_grow(run, n, &cap, sizeof *run);
-    Datum *first = read_forms(S, ctx);
-    run[n++] = (RunFrame){*ctx, first, 0};
-    while (n > 0) {
-        RunFrame *top = &run[n - 1];
+    rs->run = vl_gc_grow(rs->run, rs->n, &rs->cap, sizeof *rs->run);
+    rs->run[rs->n++] = (RunFrame){ctx, forms, next};
+}
+
+static void run_stack(VladState *S, RunStack *rs)
+{
+    S->run_stack = rs;
+    while (rs->n > 0) {
+        RunFrame *top = &rs->run[rs->n - 1];
         if (top->rest->kind != D_PAIR) {
-            if (--n > 0) {
-                run[n - 1].ctx.last = top->ctx.last;
+            if (--rs->n > 0) {
+                rs->run[rs->n - 1].ctx.last = top->ctx.last;
                 S->ninclude_stack--;
             }
             continue;
@@ -380,18 +390,47 @@ static void run_text(VladState *S, RunCtx *ctx)
                                                      : VLAD_ERR_SYNTAX,
                          diag->pos, "%s", diag->message);
         if (f.kind != TOP_INCLUDE) {
+            S->run_define = f.kind == TOP_DEFINE;
+            S->run_pos = f.pos;
             run_form(S, &f, &top->ctx, index);
             continue;
         }
-        if (n > VL_INCLUDE_MAX)
+        if (rs->n > VL_INCLUDE_MAX)
             vl_except_at(S, VLAD_ERR_SYNTAX, f.pos, "include nested too "
                          "deeply (more than %d files)", VL_INCLUDE_MAX);
         RunCtx inc = include_file(S, &f, top->ctx.prelude);
-        Datum *forms = read_forms(S, &inc);
-        run = vl_gc_grow(run, n, &cap, sizeof *run);
-        run[n++] = (RunFrame){inc, forms, 0};
+        push_text(rs, inc, read_forms(S, &inc), 0);
     }
-    ctx->last = run[0].ctx.last;
+    S->run_stack = NULL;
+}
+
+static void run_text(VladState *S, RunCtx *ctx)
+{
+    RunStack rs = {NULL, 0, 0};
+    Datum *first = read_forms(S, ctx);
+    push_text(&rs, *ctx, first, 0);
+    run_stack(S, &rs);
+    ctx->last = rs.run[0].ctx.last;
+}
+
+int vl_toplevel_program(VladState *S, CkptProgram *prog)
+{
+    const RunStack *rs = S->run_stack;
+    memset(prog, 0, sizeof *prog);
+    if (rs == NULL || rs->n == 0 || rs->run[0].ctx.prelude)
+        return 0;
+    prog->present = 1;
+    prog->define = S->run_define;
+    prog->line = S->run_pos.line;
+    prog->col = S->run_pos.col;
+    prog->nlevels = rs->n;
+    prog->levels = vl_gc_alloc(rs->n * sizeof *prog->levels);
+    for (size_t k = 0; k < rs->n; k++) {
+        const RunFrame *r = &rs->run[k];
+        prog->levels[k] = (CkptLevel){r->ctx.name, r->ctx.src, r->ctx.len,
+                                      r->next};
+    }
+    return 1;
 }
 
 typedef struct EvalJob {
@@ -532,6 +571,7 @@ static VladStatus run_protected(VladState *S,
     VladStatus st = vl_except_protect(S, job, ud);
     vl_gc_limit_leave(&S->heap_limit_rec);
     S->vm_running = 0;
+    S->run_stack = NULL;
     S->compile_unit = NULL;
     S->compile_forced = NULL;
     vl_delim_reset(S);
@@ -594,6 +634,72 @@ VladStatus vl_toplevel_eval_file(VladState *S, const char *src, size_t len,
                                  const char *path, Value *out)
 {
     return eval(S, src, len, path, 0, 1, out);
+}
+
+/* ===== Resuming a saved program (vm/autosave.h) ===== */
+
+char *vl_toplevel_read_saved(VladState *S, const char *path, size_t *len)
+{
+    char *data = vl_toplevel_read_file(path, len);
+    if (data == NULL)
+        vl_except_at(S, VLAD_ERR_IO, (SrcPos){NULL, 0, 0},
+                     "cannot read '%s': %s", show_name(path),
+                     errno == EFBIG ? "the file is too large"
+                                    : strerror(errno));
+    return data;
+}
+
+typedef struct SavedJob {
+    const char *path;
+    Value out;
+} SavedJob;
+
+static void saved_job(VladState *S, void *ud)
+{
+    SavedJob *job = ud;
+    size_t len;
+    char *data = vl_toplevel_read_saved(S, job->path, &len);
+    CkptProgram prog;
+    Value u = vl_ckpt_load(S, (const unsigned char *)data, len, job->path,
+                           &prog);
+    if (!IS_CKPT(u))
+        vl_except_at(S, VLAD_ERR_IO, (SrcPos){job->path, 0, 0},
+                     "it does not hold a checkpoint");
+    if (prog.present)
+        S->out_total = prog.output_bytes;
+    Value v = run_apply(S, S->resume_value, u, 1, 1);
+    job->out = v;
+    if (!prog.present)
+        return;
+    /* the running form is finished: as run_form ends it, then the rest
+       of each text being run, the innermost first */
+    SrcPos pos = {prog.levels[prog.nlevels - 1].name, prog.line, prog.col};
+    if (!prog.define && S->config.echo_results && !IS_VOID(v))
+        vl_print_write(S, v, &pos);
+    vl_state_flush(S);
+    RunStack rs = {NULL, 0, 0};
+    for (size_t k = 0; k < prog.nlevels; k++) {
+        const CkptLevel *l = &prog.levels[k];
+        RunCtx ctx = {l->text, l->len, l->name, 0, NIL_VAL, 1};
+        Datum *forms = read_forms(S, &ctx);
+        for (uint32_t i = 0; i < l->next && forms->kind == D_PAIR; i++)
+            forms = forms->u.pair.cdr;
+        push_include(S, l->name, (SrcPos){l->name, 1, 1});
+        push_text(&rs, ctx, forms, l->next);
+    }
+    if (!prog.define)
+        rs.run[rs.n - 1].ctx.last = v;
+    run_stack(S, &rs);
+    job->out = rs.run[0].ctx.last;
+}
+
+VladStatus vl_toplevel_run_saved(VladState *S, const char *path, Value *out)
+{
+    SavedJob job = {path, NIL_VAL};
+    VladStatus st = run_protected(S, saved_job, &job, 1);
+    if (out != NULL)
+        *out = st == VLAD_OK ? job.out : NIL_VAL;
+    return st;
 }
 
 typedef struct ApplyJob {

@@ -4,6 +4,7 @@
 #ifndef VL_TOPLEVEL_H
 #define VL_TOPLEVEL_H
 
+#include "vm/ckptfile.h"
 #include "vm/state.h"
 
 /* The deepest nesting of includes (a file including a file ...). */
@@ -50,6 +51,23 @@ VL_INTERNAL void vl_toplevel_close(VladState *S);
    (EFBIG: longer than VL_READ_MAX_INPUT, parser/read.h; what is read
    stops there). */
 VL_INTERNAL char *vl_toplevel_read_file(const char *path, size_t *len);
+
+/* The program the top level is running (the texts, where it is) in
+   '*prog', for an autosave: 1, or 0 when none is (a vlad_call, the
+   prelude). */
+VL_INTERNAL int vl_toplevel_program(VladState *S, CkptProgram *prog);
+
+/* The saved file at 'path' whole ('*len' bytes), or raise
+   VLAD_ERR_IO "cannot read ...". */
+VL_INTERNAL char *vl_toplevel_read_saved(VladState *S, const char *path,
+                                         size_t *len);
+
+/* Finish what the file at 'path' holds, as one evaluation: an
+   autosave's program (its running form, echoed as the top level would,
+   then the rest of its texts), or a saved checkpoint (resumed; nothing
+   echoed).  '*out': the last value.  [returns status] */
+VL_INTERNAL VladStatus vl_toplevel_run_saved(VladState *S, const char *path,
+                                             Value *out);
 
 /* Run job(S, ud) as API calls run evaluations (errors caught, the C
    stack guarded, refused while the state runs) but without starting an

@@ -837,6 +837,8 @@ enter:
                 }
         } while (fired != NULL && vl_delim_defer(S, fired));
         if (fired == NULL) {
+            if (S->autosave_hook != NULL)       /* vm/autosave.h */
+                S->autosave_hook(S, fb, nargs, now);
             S->fuel_anchor = vl_delim_anchor(S, now);
             fuel = S->fuel_anchor - now;
             if (S->config.progress != NULL)

@@ -51,6 +51,8 @@ static void (*const fns[])(void) = {
     (void (*)(void))vlad_checkpoint_save_buffer,
     (void (*)(void))vlad_checkpoint_load,
     (void (*)(void))vlad_checkpoint_load_buffer,
+    (void (*)(void))vlad_set_autosave, (void (*)(void))vlad_saved_info,
+    (void (*)(void))vlad_run_saved,
     (void (*)(void))vlad_globals, (void (*)(void))vlad_get_global,
     (void (*)(void))vlad_set_global, (void (*)(void))vlad_set_heap_limit,
     (void (*)(void))vlad_set_step_limit, (void (*)(void))vlad_set_checkpoint,

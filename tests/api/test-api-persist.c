@@ -367,6 +367,165 @@ static void damaged(void)
     vlad_close(B);
 }
 
+/* Autosave: a program saved as it runs, finished by vlad_run_saved in a
+   fresh state with the rest of the output and the same values. */
+static void autosave(void)
+{
+    char dir[] = "/tmp/vlad-autosave-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char path[256], inc[256], bad[256], prog[1024];
+    snprintf(path, sizeof path, "%s/run.ckpt", dir);
+    snprintf(inc, sizeof inc, "%s/part.vlad", dir);
+    snprintf(bad, sizeof bad, "%s/no/such/run.ckpt", dir);
+    FILE *f = fopen(inc, "w");
+    fputs("(define (loop i n acc) (if (= i n) acc (loop (+ i 1) n "
+          "(+ acc (if (= (modulo i 20000) 0) (write-real i) 0)))))\n"
+          "(loop 0 100000 0)\n(define b (*j (lambda (x) (* x (loop 0 "
+          "50000 x))) 2 1))\n", f);
+    fclose(f);
+    snprintf(prog, sizeof prog, "(define a 7)\n(include \"%s\")\n"
+             "(write-real (+ a 1))\n(loop 0 60000 a)\nb\n", inc);
+    VladConfig c;
+    vlad_config_init(&c);
+    c.write = out;
+    c.echo_results = 1;
+    VladState *A = vlad_open(&c);
+    CHECK_STATUS(A, vlad_set_autosave(A, path, -1, NULL), VLAD_ERR_ARGUMENT);
+    CHECK_STATUS(A, vlad_set_autosave(A, "", 1, NULL), VLAD_ERR_ARGUMENT);
+    CHECK_STATUS(NULL, vlad_set_autosave(NULL, path, 1, NULL),
+                 VLAD_ERR_ARGUMENT);
+    /* every check saves: the file is the last save before the end */
+    CHECK_STATUS(A, vlad_set_autosave(A, path, 0, "the note"), VLAD_OK);
+    nprinted = 0;
+    CHECK_STATUS(A, vlad_eval_string(A, prog, "prog", NULL), VLAD_OK);
+    char whole[sizeof printed];
+    memcpy(whole, printed, nprinted + 1);
+    size_t nwhole = nprinted;
+    VladSavedInfo info;
+    CHECK_STATUS(A, vlad_saved_info(A, path, &info), VLAD_OK);
+    CHECK_INT(info.program, 1);
+    CHECK_STR(info.note, "the note");
+    CHECK(info.output_bytes > 0 && info.output_bytes <= nwhole);
+    VladState *B = vlad_open(&c);
+    nprinted = 0;
+    printed[0] = '\0';
+    VladValue v;
+    CHECK_STATUS(B, vlad_run_saved(B, path, &v), VLAD_OK);
+    if (info.output_bytes <= nwhole)
+        CHECK_STR(printed, whole + info.output_bytes);
+    CHECK_STR(apitest_eval(B, "b"), apitest_eval(A, "b"));
+    CHECK_STR(vlad_to_string(B, v), apitest_eval(A, "b"));
+    /* a save that cannot be written stops the evaluation */
+    CHECK_STATUS(A, vlad_set_autosave(A, bad, 0, NULL), VLAD_OK);
+    CHECK_STATUS(A, vlad_eval_string(A, "(loop 0 10000 0)", "t", NULL),
+                 VLAD_ERR_IO);
+    CHECK_CONTAINS(vlad_last_error(A)->message, "autosave: cannot write");
+    /* only program text is saved: not a vlad_call */
+    unlink(path);
+    CHECK_STATUS(A, vlad_set_autosave(A, path, 0, NULL), VLAD_OK);
+    VladValue loop, r;
+    CHECK(vlad_get_global(A, "loop", &loop));
+    VladValue args = vlad_cons(A, vlad_number(0), vlad_cons(A,
+                               vlad_number(30000), vlad_number(0)));
+    CHECK_STATUS(A, vlad_call(A, loop, args, &r), VLAD_OK);
+    CHECK(access(path, F_OK) != 0);
+    CHECK_STATUS(A, vlad_set_autosave(A, NULL, 0, NULL), VLAD_OK);
+    CHECK_STATUS(A, vlad_eval_string(A, "(loop 0 30000 0)", "t", NULL),
+                 VLAD_OK);
+    CHECK(access(path, F_OK) != 0);
+    /* a plain checkpoint: vlad_run_saved resumes it, nothing echoed */
+    VladValue u;
+    CHECK_STATUS(A, vlad_eval_string(A, "(checkpoint loop (cons 0 (cons 100 5)) 40)",
+                                     "t", &u), VLAD_OK);
+    CHECK_STATUS(A, vlad_checkpoint_save(A, u, path), VLAD_OK);
+    CHECK_STATUS(B, vlad_saved_info(B, path, &info), VLAD_OK);
+    CHECK_INT(info.program, 0);
+    nprinted = 0;
+    printed[0] = '\0';
+    CHECK_STATUS(B, vlad_run_saved(B, path, &v), VLAD_OK);
+    CHECK_STR(vlad_to_string(B, v), "5");
+    CHECK_STR(printed, "");       /* (0 was printed before step 40) */
+    CHECK_STATUS(B, vlad_run_saved(B, bad, &v), VLAD_ERR_IO);
+    CHECK_STATUS(B, vlad_saved_info(B, bad, &info), VLAD_ERR_IO);
+    CHECK_STR(info.note, "");
+    unlink(path);
+    unlink(inc);
+    rmdir(dir);
+    vlad_close(A);
+    vlad_close(B);
+}
+
+/* The example programs and checkpoint-*j's corpus, each saved at every
+   check (the file is then its last save) and finished from that file in
+   a fresh state: the same output after the save point, the same last
+   value. */
+static void autosave_programs(void)
+{
+    static const char *const files[] = {
+        "examples/demo.vlad", "examples/closures.vlad",
+        "examples/checkpoints.vlad", "examples/gradient-descent.vlad",
+        "examples/hessian.vlad", "examples/lists.vlad",
+        "examples/nested.vlad", "examples/newton.vlad",
+        "examples/pendulum.vlad", "tests/cpj/corpus-hand-hof.vlad",
+        "tests/cpj/corpus-mlp.vlad", "tests/cpj/corpus-ode.vlad",
+        "tests/cpj/corpus-matrix.vlad", "tests/cpj/corpus-deep-recursion.vlad",
+        "tests/cpj/corpus-nested-three.vlad", "tests/cpj/corpus-newton.vlad",
+        "tests/cpj/corpus-mutual.vlad", "tests/cpj/corpus-display.vlad",
+        "tests/cpj/corpus-deep-list.vlad", "tests/cpj/corpus-activity.vlad",
+    };
+    const char *top = getenv("srcdir") != NULL ? getenv("srcdir") : ".";
+    char dir[] = "/tmp/vlad-autosave-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char save[256];
+    snprintf(save, sizeof save, "%s/run.ckpt", dir);
+    VladConfig c;
+    vlad_config_init(&c);
+    c.write = out;
+    c.echo_results = 1;
+    int tried = 0;
+    for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", top, files[k]);
+        if (access(path, R_OK) != 0)
+            continue;
+        VladState *A = vlad_open(&c);
+        CHECK_STATUS(A, vlad_set_autosave(A, save, 0, NULL), VLAD_OK);
+        nprinted = 0;
+        printed[0] = '\0';
+        VladValue va, vb;
+        VladStatus st = vlad_eval_file(A, path, &va);
+        char whole[sizeof printed];
+        memcpy(whole, printed, nprinted + 1);
+        size_t nwhole = nprinted;
+        if (st != VLAD_OK || access(save, F_OK) != 0) {
+            vlad_close(A);          /* a program too short to be saved */
+            continue;
+        }
+        tried++;
+        VladSavedInfo info;
+        VladState *B = vlad_open(&c);
+        CHECK_STATUS(B, vlad_saved_info(B, save, &info), VLAD_OK);
+        nprinted = 0;
+        printed[0] = '\0';
+        CHECK_STATUS(B, vlad_run_saved(B, save, &vb), VLAD_OK);
+        if (info.output_bytes > nwhole ||
+            strcmp(printed, whole + info.output_bytes) != 0)
+            printf("  (%s)\n", files[k]);
+        CHECK(info.output_bytes <= nwhole);
+        if (info.output_bytes <= nwhole)
+            CHECK_STR(printed, whole + info.output_bytes);
+        char a[4096];
+        snprintf(a, sizeof a, "%s", vlad_to_string(A, va));
+        CHECK_STR(vlad_to_string(B, vb), a);
+        unlink(save);
+        vlad_close(A);
+        vlad_close(B);
+    }
+    printf("autosave_programs: %d programs saved and finished\n", tried);
+    CHECK(tried >= 5);
+    rmdir(dir);
+}
+
 int main(void)
 {
     splits();
@@ -375,5 +534,7 @@ int main(void)
     host_prims();
     interrupted();
     damaged();
+    autosave();
+    autosave_programs();
     return CHECK_DONE();
 }

@@ -120,6 +120,23 @@ def refusals():
         v.fail("vlad --resume: %r" % err)
     st, out, err = run(["--resume", good, t.path("prog.vlad")])
     expect_equal("--resume with a program", st, 2)
+    save = t.path("auto.ckpt")
+    for args, says in [([], "saves a program as it runs"),
+                       (["-e", "1", prog], "give -e or FILE, not both"),
+                       ([prog + "x"], None)]:
+        st, out, err = run(["--autosave", save] + args)
+        if says is not None:
+            expect_equal("--autosave %r" % args, st, 2)
+            if says not in err:
+                v.fail("--autosave %r: %r" % (args, err))
+    st, out, err = run(["--autosave", save + ",every=soon", prog])
+    expect_equal("--autosave every=soon", st, 2)
+    # a program that ends without error leaves no file
+    st, out, err = run(["--autosave", save + ",every=0", prog])
+    expect_equal("--autosave of a short program", (st, out, err),
+                 (0, "", ""))
+    if os.path.exists(save):
+        v.fail("the autosave file of a finished program is left")
 
 
 for name, fn in [(",save, quit, ,restore, ,resume; vlad --resume",
