@@ -631,7 +631,8 @@ VLAD_API_TESTS = \
 	%reldir%/api/test-api-include \
 	%reldir%/api/test-api-io \
 	%reldir%/api/test-api-progress \
-	%reldir%/api/test-api-persist
+	%reldir%/api/test-api-persist \
+	%reldir%/api/test-api-forged
 
 VLAD_EMBED_EXAMPLES = \
 	examples/embed/minimal \
@@ -723,6 +724,10 @@ VLAD_API_LINK = -no-install
 %canon_reldir%_api_test_api_persist_CPPFLAGS = $(VLAD_API_INCLUDES)
 %canon_reldir%_api_test_api_persist_LDADD = $(VLAD_API_LINKLIBS)
 %canon_reldir%_api_test_api_persist_LDFLAGS = $(VLAD_API_LINK)
+%canon_reldir%_api_test_api_forged_SOURCES = %reldir%/api/test-api-forged.c %reldir%/api/apitest.h
+%canon_reldir%_api_test_api_forged_CPPFLAGS = $(VLAD_API_INCLUDES)
+%canon_reldir%_api_test_api_forged_LDADD = $(VLAD_API_LINKLIBS)
+%canon_reldir%_api_test_api_forged_LDFLAGS = $(VLAD_API_LINK)
 
 ## Saved checkpoints across processes (issue 23): persist-helper saves
 ## the split checkpoints of random programs in one process and resumes

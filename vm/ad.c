@@ -172,6 +172,9 @@ static const TapeExt *ext_of(const TapeChunk *c, uint32_t j)
 static double primal_at_index(void *c, uint32_t i)
 {
     const TapeChunk *x = c;
+    if (VL_UNLIKELY(i >= x->base + x->used))    /* not a parent (a saved
+                                                   tape forged so) */
+        return 0;
     while (i < x->base)
         x = x->prev;
     return x->slots[i - x->base].primal;
@@ -1121,6 +1124,9 @@ static void backprop(VladState *S, Value *sens, const TapeChunk *c,
         double dk[2];
         int n = slot_partials(c, t, p, dk);
         for (int k = 0; k < n; k++) {
+            if (VL_UNLIKELY(p[k] >= c->base + j))   /* not a parent: a
+                                                       forged saved tape */
+                continue;
             Value *dst = &sens[p[k]];
             double d = dk[k];
             if (s.tag == VT_NUM) {
@@ -1135,7 +1141,8 @@ static void backprop(VladState *S, Value *sens, const TapeChunk *c,
     }
     const TapeExt *e = ext_of(c, j);
     for (uint32_t k = 0; k < e->nparents; k++)
-        accumulate(S, &sens[e->parents[k]], mul_z(S, e->partials[k], s));
+        if (VL_LIKELY(e->parents[k] < c->base + j))
+            accumulate(S, &sens[e->parents[k]], mul_z(S, e->partials[k], s));
 }
 
 /* The reverse sweep when every node is compact and every cotangent leaf

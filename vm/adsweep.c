@@ -152,6 +152,7 @@ typedef struct Swept {
     VlSweep *sw;
     const TapeSlot *t0;     /* its slots */
     uint32_t base;
+    uint32_t limit;         /* the index of the node being swept */
 } Swept;
 
 /* The primal of node p, a parent of a node of the chunk being swept:
@@ -159,6 +160,8 @@ typedef struct Swept {
 static inline double parent_primal(void *ctx, uint32_t p)
 {
     const Swept *c = ctx;
+    if (VL_UNLIKELY(p >= c->limit))     /* not a parent (see the sweep) */
+        return 0;
     if (VL_LIKELY(p >= c->base))
         return c->t0[p - c->base].primal;
     const Entry *e = entry_of(c->sw, &c->sw->primal_hit, p);
@@ -184,7 +187,7 @@ void vl_sweep_run(VlSweep *sw)
         double *s0 = e->sens;
         const TapeSlot *t0 = e->slots;
         uint32_t base = e->base;
-        Swept swept = {sw, t0, base};
+        Swept swept = {sw, t0, base, base};
         /* What node j adds to node j - 1 (its parent in a chain, the
            usual case) is carried to the next turn in registers, c0 then
            c1, rather than through s0[j - 1]: the same additions in the
@@ -209,11 +212,19 @@ void vl_sweep_run(VlSweep *sw)
                 continue;
             uint32_t p[2];
             double d[2];
+            swept.limit = base + j;
             int n = vl_tape_decode(&t0[j], p, d, parent_primal, &swept);
-            if (n == 0) {                       /* a leaf */
-                e->keep = 1;
+            if (n <= 0) {       /* a leaf; or a partial's slot, which a
+                                   damaged saved tape may name (vm/ckptload.c) */
+                if (n == 0)
+                    e->keep = 1;
                 continue;
             }
+            /* parents come before their node on a tape: one that does
+               not (a saved tape forged so) gets nothing */
+            if (VL_UNLIKELY(p[0] >= base + j
+                            || (n == 2 && p[1] >= base + j)))
+                continue;
             uint32_t prev = base + j - 1;       /* j > 0: node j - 1 */
             double d0 = vl_ad_mulz(d[0], s);
             if (p[0] == prev && j > 0) {

@@ -35,7 +35,7 @@
 #include "vm/state.h"
 
 #define VL_CKPT_MAGIC "VLADCKPT"
-#define VL_CKPT_FORMAT 1u
+#define VL_CKPT_FORMAT 2u
 #define VL_CKPT_HEADER 32
 #define VL_CKPT_TRAILER 4
 

@@ -21,6 +21,7 @@
 #include "config.h"
 #include "vm/ckptload.h"
 
+#include <math.h>
 #include <string.h>
 #include "parser/read.h"
 #include "vm/cont.h"
@@ -50,6 +51,7 @@ typedef struct Dec {
     Value *gvalues;
     size_t nglobals, gcap, gvcap;
     size_t unfilled;                /* closures not filled yet */
+    uint64_t stored_frames;         /* frames of the runs read */
 } Dec;
 
 #define bad(d, ...) vl_ckpt_bad(&(d)->in, __VA_ARGS__)
@@ -133,20 +135,29 @@ static int64_t fresh_tag(Dec *d, int64_t t)
     return d->tag_to[h];
 }
 
-/* The primitive named 'name': a builtin (in the prelude's environment)
-   or a host primitive registered on this state. */
-static Value find_prim(Dec *d, const char *name)
+/* The primitive named 'name': a builtin (the value of its name in the
+   prelude's environment), or a host primitive registered on this state
+   (the value of its name in the user environment, and not the
+   builtin). */
+static Value find_prim(Dec *d, int host, const char *name)
 {
     VladState *S = d->S;
     Symbol *sym = vl_symbol_lookup_c(S->syms, name);
+    const Global *p = NULL, *u = NULL;
     if (sym != NULL && sym->id < S->ncells) {
-        const Global *cells[2] = {S->prelude_cells[sym->id],
-                                  S->user_cells[sym->id]};
-        for (int k = 0; k < 2; k++)
-            if (cells[k] != NULL && IS_PRIM(cells[k]->value)
-                && strcmp(AS_PRIM(cells[k]->value)->name, name) == 0)
-                return cells[k]->value;
+        p = S->prelude_cells[sym->id];
+        u = S->user_cells[sym->id];
     }
+    if (!host) {
+        if (p != NULL && IS_PRIM(p->value)
+            && strcmp(AS_PRIM(p->value)->name, name) == 0)
+            return p->value;
+        bad(d, "it names a builtin primitive '%s' this vlad lacks", name);
+    }
+    if (u != NULL && IS_PRIM(u->value)
+        && strcmp(AS_PRIM(u->value)->name, name) == 0
+        && (p == NULL || p->value.as.ptr != u->value.as.ptr))
+        return u->value;
     vl_except_at(S, VLAD_ERR_RUNTIME, (SrcPos){d->in.name, 0, 0},
                  "%s needs the host primitive '%s', which is not "
                  "registered (vlad_register it before loading)", d->in.name,
@@ -239,8 +250,13 @@ static Value get_value(Dec *d, int role, int frame)
         v.aux = (uint32_t)aux;
         return v;
     }
-    case VT_PRIM:
-        return find_prim(d, vl_ckpt_get_str(&d->in, 4096, NULL));
+    case VT_PRIM: {
+        unsigned host = vl_ckpt_get_byte(&d->in);
+        if (host > 1)
+            bad(d, "a primitive's kind is %u", host);
+        return find_prim(d, (int)host,
+                         vl_ckpt_get_str(&d->in, VL_READ_MAX_TOKEN, NULL));
+    }
     case VT_SYM: {
         size_t n;
         char *s = vl_ckpt_get_str(&d->in, VL_READ_MAX_TOKEN, &n);
@@ -304,7 +320,7 @@ static void read_unit(Dec *d)
             bad(d, "its prelude code differs from this vlad's");
     } else {
         size_t nlen, tlen;
-        char *name = vl_ckpt_get_str(&d->in, 65536, &nlen);
+        char *name = vl_ckpt_get_str(&d->in, VL_READ_MAX_INPUT, &nlen);
         char *text = vl_ckpt_get_str(&d->in, VL_READ_MAX_INPUT, &tlen);
         uint64_t rebound = vl_ckpt_get_u(&d->in);
         uint64_t form = vl_ckpt_get_max(&d->in, UINT32_MAX, "a form index");
@@ -347,6 +363,14 @@ static void read_closure(Dec *d)
     d->unfilled++;
 }
 
+/* Whether v is a step count as the driver makes them (vm/cpj.c,
+   vl_cpj_step_count). */
+static int step_count(Value v)
+{
+    double x = IS_REAL(v) ? vl_value_primal(v) : -1;
+    return x >= 0 && x == floor(x) && x <= 9e15;
+}
+
 /* The captured values of a closure; those of checkpoint-*j's segment
    procedures must be what their code reads (vm/vm.c, vm/cpj.c). */
 static void read_fill(Dec *d)
@@ -366,10 +390,10 @@ static void read_fill(Dec *d)
     /* SEG_RUN (pos log), SEG_ADV (pos log m advance), SEG_REC (pos
        loglist m advance) */
     int rec = p == S->control[CTL_SEG_REC];
-    if (!IS_REAL(c->free[0]) || c->free[1].tag != VT_RAW
+    if (!step_count(c->free[0]) || c->free[1].tag != VT_RAW
         || c->free[1].aux != (rec ? VL_RAW_LOG_LIST : VL_RAW_LOG)
         || (p->nfree == 4
-            && (!IS_REAL(c->free[2]) || !IS_CLOSURE(c->free[3])
+            && (!step_count(c->free[2]) || !IS_CLOSURE(c->free[3])
                 || AS_CLOSURE(c->free[3])->proto
                        != S->control[CTL_ADVANCE])))
         bad(d, "a checkpoint-*j segment is malformed");
@@ -448,7 +472,9 @@ static void read_chunk(Dec *d)
     unsigned general = vl_ckpt_get_byte(&d->in);
     if (compact > 1 || general > 1)
         bad(d, "a chunk's flags are out of range");
-    c->cap = (uint32_t)vl_ckpt_get_max(&d->in, CHUNK_CAP_MAX,
+    /* (a chunk loaded before is full: its capacity is its fill, up to
+       two more than a made one's) */
+    c->cap = (uint32_t)vl_ckpt_get_max(&d->in, CHUNK_CAP_MAX + 2,
                                        "a chunk's capacity");
     c->used = (uint32_t)vl_ckpt_get_max(&d->in, c->cap + 2u,
                                         "a chunk's fill");
@@ -520,7 +546,7 @@ static void read_chunk(Dec *d)
 static void read_log(Dec *d)
 {
     Log *l = vl_gc_alloc(sizeof *l);
-    l->n = (size_t)vl_ckpt_get_max(&d->in, left(d), "a log's length");
+    l->n = (size_t)vl_ckpt_get_max(&d->in, left(d) / 2, "a log's length");
     l->pos = vl_gc_alloc_atomic((l->n ? l->n : 1) * sizeof(int64_t));
     l->values = vl_gc_alloc((l->n ? l->n : 1) * sizeof(Value));
     for (size_t k = 0; k < l->n; k++) {
@@ -538,6 +564,8 @@ static void read_logentry(Dec *d)
     x->pos = vl_ckpt_get_i(&d->in);
     x->value = get_value(d, ROLE_DATA, 0);
     x->next = opt_ref(d, R_LOGENTRY);
+    if (x->next != NULL && x->next->pos > x->pos)
+        bad(d, "an effect log is out of order");
     add_obj(d, R_LOGENTRY, x);
 }
 
@@ -591,6 +619,7 @@ static void read_run(Dec *d)
             }
         cf->nlive = (uint32_t)nv - cf->first;
     }
+    d->stored_frames += nf;
     ContRun *run = vl_seg_run(nf, nv);
     memcpy(run->frames, frames, nf * sizeof *frames);
     if (nv > 0)
@@ -622,8 +651,46 @@ static void read_seg(Dec *d)
         bad(d, "a frame sequence's range is out of its run");
     if (ref != NULL && ref->hooks)
         bad(d, "a shared frame sequence holds a delimiter");
-    add_obj(d, R_SEG, (void *)vl_seg_make(d->S, below, run, (uint32_t)first,
-                                          (uint32_t)count, ref, 1));
+    const ContSeg *seg = vl_seg_make(d->S, below, run, (uint32_t)first,
+                                     (uint32_t)count, ref, 1);
+    /* frames shared by the pieces of a sequence: a sequence far longer
+       than the frames stored would be returned through (or walked) for
+       ever -- a chain of resumes shares each level once */
+    if (vl_seg_frames(seg) > 16 * d->stored_frames + 65536)
+        bad(d, "a frame sequence shares its frames too often (%llu frames "
+            "from %llu stored)", (unsigned long long)vl_seg_frames(seg),
+            (unsigned long long)d->stored_frames);
+    add_obj(d, R_SEG, (void *)seg);
+}
+
+/* The j* and *j suspended in one checkpoint have distinct tags (a
+   resumed one gets a fresh tag, vm/ad.h): their delimiter frames lie on
+   the 'below' spine of its sequence (a shared 'ref' holds none). */
+static void check_tags(Dec *d, const ContSeg *seq)
+{
+    int64_t seen[64];
+    size_t n = 0;
+    int64_t *all = seen;
+    size_t cap = 64;
+    for (const ContSeg *s = seq; s != NULL && s->hooks; s = s->below) {
+        for (int32_t f = s->hook_lo; f >= 0 && f <= s->hook_hi; f++) {
+            const Proto *p = s->run->frames[f].closure->proto;
+            const Value *t;
+            if ((p->kind != PK_JSTAR && p->kind != PK_STARJ)
+                || (t = live_value(s->run, (uint32_t)f, p->ctlreg)) == NULL)
+                continue;
+            for (size_t k = 0; k < n; k++)
+                if (all[k] == t->as.i)
+                    bad(d, "two suspended j* or *j share a tag");
+            if (n == cap) {
+                int64_t *more = vl_gc_alloc_atomic(2 * cap * sizeof *more);
+                memcpy(more, all, n * sizeof *more);
+                all = more;
+                cap *= 2;
+            }
+            all[n++] = t->as.i;
+        }
+    }
 }
 
 static void read_ckpt(Dec *d)
@@ -640,22 +707,26 @@ static void read_ckpt(Dec *d)
         k->arg = get_value(d, ROLE_DATA, 0);
         k->seq = opt_ref(d, R_SEG);
         k->steps_at = vl_ckpt_get_i(&d->in);
-        k->position = vl_ckpt_get_i(&d->in);
-        k->data_bytes = vl_ckpt_get_i(&d->in);
-        unsigned m = vl_ckpt_get_byte(&d->in);
-        if (m > 1 || k->data_bytes < 0 || k->position < 0)
-            bad(d, "a checkpoint's figures are out of range");
-        k->data_measured = (int)m;
         k->nframes = vl_seg_frames(k->seq);
         k->bytes = vl_cont_bytes(k->nframes, vl_seg_values(k->seq));
+        check_tags(d, k->seq);
     }
+    /* positions are step counts (at most 9e15, vm/cpj.c); the bytes of a
+       state's data are at most what a heap holds */
+    k->position = vl_ckpt_get_i(&d->in);
+    k->data_bytes = vl_ckpt_get_i(&d->in);
+    unsigned m = vl_ckpt_get_byte(&d->in);
+    if (m > 1 || k->data_bytes < 0 || k->data_bytes > ((int64_t)1 << 50)
+        || k->position < 0 || k->position > (int64_t)9e15)
+        bad(d, "a checkpoint's figures are out of range");
+    k->data_measured = (int)m;
     add_obj(d, R_CKPT, k);
 }
 
 static void read_global(Dec *d)
 {
     size_t n;
-    char *name = vl_ckpt_get_str(&d->in, 65536, &n);
+    char *name = vl_ckpt_get_str(&d->in, VL_READ_MAX_INPUT, &n);
     if (n == 0 || name[0] == '%')
         bad(d, "a global is named '%s'", name);
     Value v = get_value(d, ROLE_DATA, 0);
@@ -676,7 +747,7 @@ static void read_info(CkptIn *in, CkptProgram *prog)
 {
     prog->present = 1;
     prog->output_bytes = vl_ckpt_get_u(in);
-    prog->note = vl_ckpt_get_str(in, 65536, NULL);
+    prog->note = vl_ckpt_get_str(in, VL_READ_MAX_INPUT, NULL);
 }
 
 static void read_program(Dec *d, CkptProgram *prog)
@@ -696,7 +767,7 @@ static void read_program(Dec *d, CkptProgram *prog)
     prog->levels = vl_gc_alloc(prog->nlevels * sizeof *prog->levels);
     for (size_t k = 0; k < prog->nlevels; k++) {
         CkptLevel *l = &prog->levels[k];
-        l->name = vl_ckpt_get_str(&d->in, 65536, NULL);
+        l->name = vl_ckpt_get_str(&d->in, VL_READ_MAX_INPUT, NULL);
         l->text = vl_ckpt_get_str(&d->in, VL_READ_MAX_INPUT, &l->len);
         l->next = (uint32_t)vl_ckpt_get_max(&d->in, UINT32_MAX,
                                             "a form index");

@@ -49,6 +49,9 @@ typedef struct Task {
 typedef struct Enc {
     VladState *S;
     CkptOut out;
+    const Global **globals;         /* globals to write once the walk
+                                       has written everything else */
+    size_t nglobals, globals_cap;
     Slot *memo;
     size_t cap, count;
     uint64_t nobj;
@@ -56,7 +59,7 @@ typedef struct Enc {
     size_t ntasks, tasks_cap;
 } Enc;
 
-static VL_NORETURN void cannot(Enc *e, const char *what)
+static void cannot(Enc *e, const char *what)
 {
     vl_except_runtime(e->S, VLAD_ERR_RUNTIME, "cannot save the checkpoint: "
                       "%s", what);
@@ -107,10 +110,17 @@ static void set_num(Enc *e, const void *obj, int kind, uint64_t num)
     e->memo[h] = (Slot){obj, num, kind};
 }
 
-static uint64_t number(const Enc *e, const void *obj, int kind)
+static VL_NORETURN void cannot(Enc *e, const char *what);
+
+/* The number of an object written already (a reference is only ever to
+   one: anything else is a bug of this walk, refused rather than written
+   as a wrong reference). */
+static uint64_t number(Enc *e, const void *obj, int kind)
 {
     uint64_t n = lookup(e, obj, kind);
-    return n < NOT_MET ? n : 0;     /* (always numbered when written) */
+    if (n >= NOT_MET)
+        cannot(e, "internal error: a reference to an object not written");
+    return n;
 }
 
 /* A new object number for (obj, kind). */
@@ -216,8 +226,17 @@ static void put_value(Enc *e, Value v, int role)
         vl_ckpt_put_u(o, number(e, v.as.obj, K_CHUNK));
         return;
     case VT_PRIM: {
+        /* a builtin is the value of its name in the prelude; anything
+           else is a host primitive (vlad_register), found in the user
+           environment when loading (it may bear a builtin's name) */
         const char *name = AS_PRIM(v)->name;
+        const Symbol *sym = vl_symbol_lookup_c(e->S->syms, name);
+        const Global *g = sym != NULL && sym->id < e->S->ncells
+                          ? e->S->prelude_cells[sym->id] : NULL;
+        int builtin = g != NULL && IS_PRIM(g->value)
+                      && g->value.as.ptr == v.as.ptr;
         vl_ckpt_put_byte(o, v.tag);
+        vl_ckpt_put_byte(o, builtin ? 0 : 1);
         vl_ckpt_put_str(o, name, strlen(name));
         return;
     }
@@ -282,7 +301,19 @@ static void each_frame_value(Enc *e, const ContRun *run, uint32_t f,
             fn(e, *v++, vl_ckpt_role(e->S, p, (int)r));
 }
 
-/* A user global the unit's code reads or defines. */
+/* Queue user global g (defined) for writing, once. */
+static void queue_global(Enc *e, const Global *g)
+{
+    if (g == NULL || !g->user || !g->defined || IS_UNDEF(g->value)
+        || lookup(e, g, K_GLOBAL) != NOT_MET)
+        return;
+    set_num(e, g, K_GLOBAL, IN_PROGRESS);       /* queued */
+    e->globals = vl_gc_grow(e->globals, e->nglobals, &e->globals_cap,
+                            sizeof *e->globals);
+    e->globals[e->nglobals++] = g;
+}
+
+/* The user globals the unit's code reads or defines. */
 static void push_globals(Enc *e, const VlUnit *u)
 {
     uint32_t n;
@@ -291,11 +322,8 @@ static void push_globals(Enc *e, const VlUnit *u)
         const Proto *p = all[k];
         for (uint32_t i = 0; i < p->ncode; i++) {
             const Instr *in = &p->code[i];
-            if (in->op != OP_GETGLOBAL && in->op != OP_DEFGLOBAL)
-                continue;
-            const Global *g = p->consts[in->b].as.ptr;
-            if (g->user && g->defined && !IS_UNDEF(g->value))
-                push_obj(e, g, K_GLOBAL);
+            if (in->op == OP_GETGLOBAL || in->op == OP_DEFGLOBAL)
+                queue_global(e, p->consts[in->b].as.ptr);
         }
     }
 }
@@ -422,7 +450,7 @@ static void enter(Enc *e, const Task *t)
         push_value(e, x->value, ROLE_DATA);
         break;
     }
-    case K_GLOBAL:
+    case K_GLOBAL:             /* queued: entered once the walk is empty */
         push_value(e, ((const Global *)obj)->value, ROLE_DATA);
         break;
     }
@@ -451,12 +479,14 @@ static void emit(Enc *e, const Task *t)
         vl_ckpt_put_byte(o, k->finished != 0);
         if (k->finished) {
             put_value(e, k->result, ROLE_DATA);
-            break;
+        } else {
+            put_value(e, k->callee, ROLE_DATA);
+            put_value(e, k->arg, ROLE_DATA);
+            put_ref(e, k->seq, K_SEG);
+            vl_ckpt_put_i(o, k->steps_at);
         }
-        put_value(e, k->callee, ROLE_DATA);
-        put_value(e, k->arg, ROLE_DATA);
-        put_ref(e, k->seq, K_SEG);
-        vl_ckpt_put_i(o, k->steps_at);
+        /* a finished state of checkpoint-*j keeps its position too: the
+           length of the first run (vm/cpjfirst.c, %cpj-recorded) */
         vl_ckpt_put_i(o, k->position);
         vl_ckpt_put_i(o, k->data_bytes);
         vl_ckpt_put_byte(o, k->data_measured != 0);
@@ -554,6 +584,8 @@ static void emit(Enc *e, const Task *t)
     made(e, obj, t->kind);
 }
 
+static void walk(Enc *e);
+
 static void fill(Enc *e, const Closure *c)
 {
     vl_ckpt_put_byte(&e->out, R_FILL);
@@ -587,6 +619,25 @@ static void put_program(Enc *e, const CkptProgram *prog)
     }
 }
 
+/* Run the visits pending until none is left. */
+static void walk(Enc *e)
+{
+    while (e->ntasks > 0) {
+        Task t = e->tasks[--e->ntasks];
+        if (t.stage == T_EMIT) {
+            emit(e, &t);
+        } else if (t.stage == T_FILL) {
+            fill(e, t.obj);
+        } else {
+            uint64_t n = lookup(e, t.obj, t.kind);
+            if (n == IN_PROGRESS)
+                cannot(e, "it holds a cyclic value");
+            if (n == NOT_MET)
+                enter(e, &t);
+        }
+    }
+}
+
 void vl_ckpt_save(VladState *S, Value root, const CkptProgram *prog,
                   CkptOut *file)
 {
@@ -597,26 +648,24 @@ void vl_ckpt_save(VladState *S, Value root, const CkptProgram *prog,
     if (prog != NULL) {
         put_info(&e, prog);
         /* the rest of the program may read any definition made so far */
-        for (uint32_t id = 0; id < S->ncells; id++) {
-            const Global *g = S->user_cells[id];
-            if (g != NULL && g->defined && !IS_UNDEF(g->value))
-                push_obj(&e, g, K_GLOBAL);
-        }
+        for (uint32_t id = 0; id < S->ncells; id++)
+            queue_global(&e, S->user_cells[id]);
     }
+    /* inline operations call the user's rebinding of their primitive
+       (vm/opcodes.h): those rebindings are read too */
+    for (int i = 0; i < IN__COUNT; i++)
+        if (S->shadowed >> i & 1)
+            queue_global(&e, S->inline_cells[i]);
     push_value(&e, root, ROLE_DATA);
-    while (e.ntasks > 0) {
-        Task t = e.tasks[--e.ntasks];
-        if (t.stage == T_EMIT) {
-            emit(&e, &t);
-        } else if (t.stage == T_FILL) {
-            fill(&e, t.obj);
-        } else {
-            uint64_t n = lookup(&e, t.obj, t.kind);
-            if (n == IN_PROGRESS)
-                cannot(&e, "it holds a cyclic value");
-            if (n == NOT_MET)
-                enter(&e, &t);
-        }
+    walk(&e);
+    /* the globals, each once everything else is written: a global's
+       value may be the very checkpoint being saved (a procedure that
+       returns it), which is then written already */
+    for (size_t g = 0; g < e.nglobals; g++) {
+        const Global *x = e.globals[g];
+        set_num(&e, x, K_GLOBAL, NOT_MET);
+        push(&e, x, K_GLOBAL, T_ENTER);
+        walk(&e);
     }
     if (prog != NULL)
         put_program(&e, prog);

@@ -168,6 +168,14 @@ static Value p_keep(VladState *S, Value *args)
     }
     double room = (double)S->cpj->strategy.budget * VL_CPJ_HEAP_SHARE;
     while (c > 0 && (c > KEEP_MAX || (double)bytes > room)) {
+        if (k >= ((int64_t)1 << 52)) {
+            /* the spacing cannot double any more (positions past any
+               real run's: a forged saved state): keep none */
+            for (size_t r = 0; r < c; r++)
+                vl_cpj_count_released(S, v[r]);
+            c = 0;
+            break;
+        }
         if (c == 1) {           /* one state is more than the budget:
                                    keep none, try again twice as far */
             vl_cpj_count_released(S, v[0]);

@@ -665,6 +665,10 @@ static void saved_job(VladState *S, void *ud)
     if (!IS_CKPT(u))
         vl_except_at(S, VLAD_ERR_IO, (SrcPos){job->path, 0, 0},
                      "it does not hold a checkpoint");
+    if (prog.present && prog.nlevels > VL_INCLUDE_MAX + 1)
+        vl_except_at(S, VLAD_ERR_IO, (SrcPos){job->path, 0, 0},
+                     "not a valid checkpoint file: its program is nested "
+                     "more than %d files deep", VL_INCLUDE_MAX);
     if (prog.present)
         S->out_total = prog.output_bytes;
     Value v = run_apply(S, S->resume_value, u, 1, 1);

@@ -298,7 +298,7 @@ static void foreign(const unsigned char *data, size_t len)
         unsigned char value;
         const char *says;
     } edits[] = {
-        {8, 2, "format 2"}, {12, 4, "architecture"}, {13, 2, "architecture"},
+        {8, 99, "format 99"}, {12, 4, "architecture"}, {13, 2, "architecture"},
         {14, 4, "architecture"}, {16, 0, "checksum"}, {0, 'W', "VLADCKPT"},
     };
     for (size_t e = 0; e < sizeof edits / sizeof edits[0]; e++) {
