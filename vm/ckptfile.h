@@ -35,7 +35,7 @@
 #include "vm/state.h"
 
 #define VL_CKPT_MAGIC "VLADCKPT"
-#define VL_CKPT_FORMAT 2u
+#define VL_CKPT_FORMAT 3u
 #define VL_CKPT_HEADER 32
 #define VL_CKPT_TRAILER 4
 
@@ -57,6 +57,8 @@ enum {
     R_INFO,             /* first, in an autosave: output so far, note */
     R_PROGRAM,          /* last before R_END, in an autosave: the texts
                            being run and where */
+    R_TEXT,             /* a text units are compiled from (once for all
+                           the units of its forms) */
     R__COUNT
 };
 

@@ -66,7 +66,7 @@ static const char *kind_name(int k)
     static const char *const names[R__COUNT] = {
         "end", "unit", "pair", "closure", "fill", "dual", "tape chunk",
         "log", "log entry", "frame run", "frame sequence", "checkpoint",
-        "global"};
+        "global", "information", "program", "text"};
     return k >= 0 && k < R__COUNT ? names[k] : "?";
 }
 
@@ -303,6 +303,22 @@ static Value get_real(Dec *d)
 
 /* ===== Records ===== */
 
+/* A text units are compiled from, and its forms once read. */
+typedef struct Text {
+    const char *name, *text;
+    size_t len;
+    Datum *forms;
+} Text;
+
+static void read_text(Dec *d)
+{
+    Text *t = vl_gc_alloc(sizeof *t);
+    t->name = vl_ckpt_get_str(&d->in, VL_READ_MAX_INPUT, NULL);
+    t->text = vl_ckpt_get_str(&d->in, VL_READ_MAX_INPUT, &t->len);
+    t->forms = NULL;
+    add_obj(d, R_TEXT, t);
+}
+
 static void read_unit(Dec *d)
 {
     VladState *S = d->S;
@@ -319,18 +335,19 @@ static void read_unit(Dec *d)
         if (vl_ckpt_get_u(&d->in) != vl_unit_hash(u))
             bad(d, "its prelude code differs from this vlad's");
     } else {
-        size_t nlen, tlen;
-        char *name = vl_ckpt_get_str(&d->in, VL_READ_MAX_INPUT, &nlen);
-        char *text = vl_ckpt_get_str(&d->in, VL_READ_MAX_INPUT, &tlen);
+        Text *t = obj_ref(d, R_TEXT);
         uint64_t rebound = vl_ckpt_get_u(&d->in);
         uint64_t form = vl_ckpt_get_max(&d->in, UINT32_MAX, "a form index");
         uint64_t hash = vl_ckpt_get_u(&d->in);
         if (rebound >> IN__COUNT != 0)
             bad(d, "a unit's inline decisions are out of range");
-        u = vl_unit_recompile(S, text, tlen, name, (uint32_t)form, rebound);
+        if (t->forms == NULL)       /* read once for all its units */
+            t->forms = vl_unit_read(S, t->text, t->len, t->name);
+        u = vl_unit_recompile(S, t->forms, t->text, t->len, t->name,
+                              (uint32_t)form, rebound);
         if (vl_unit_hash(u) != hash)
             bad(d, "the code of %s (form %llu) compiles differently here",
-                name, (unsigned long long)form + 1);
+                t->name, (unsigned long long)form + 1);
     }
     uint32_t n;
     vl_unit_protos(u, &n);
@@ -815,6 +832,7 @@ Value vl_ckpt_load(VladState *S, const unsigned char *data, size_t len,
             read_program(&d, prog);
             programs++;
             continue;
+        case R_TEXT: read_text(&d); continue;
         case R_UNIT: read_unit(&d); continue;
         case R_PAIR: read_pair(&d); continue;
         case R_CLOSURE: read_closure(&d); continue;

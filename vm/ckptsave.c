@@ -25,7 +25,7 @@
    segment stored in it share an address). */
 enum {
     K_PAIR, K_CLOSURE, K_CKPT, K_SEG, K_RUN, K_DUAL, K_CHUNK, K_LOG,
-    K_LOGENTRY, K_UNIT, K_GLOBAL
+    K_LOGENTRY, K_UNIT, K_GLOBAL, K_TEXT
 };
 
 #define IN_PROGRESS UINT64_MAX
@@ -331,11 +331,17 @@ static void push_globals(Enc *e, const VlUnit *u)
 static void put_unit(Enc *e, VlUnit *u)
 {
     CkptOut *o = &e->out;
+    if (!u->prelude && lookup(e, u->text, K_TEXT) == NOT_MET) {
+        /* the text, once for all the units of its forms */
+        vl_ckpt_put_byte(o, R_TEXT);
+        vl_ckpt_put_str(o, u->name, strlen(u->name));
+        vl_ckpt_put_str(o, u->text, u->len);
+        made(e, u->text, K_TEXT);
+    }
     vl_ckpt_put_byte(o, R_UNIT);
     vl_ckpt_put_byte(o, u->prelude != 0);
     if (!u->prelude) {
-        vl_ckpt_put_str(o, u->name, strlen(u->name));
-        vl_ckpt_put_str(o, u->text, u->len);
+        vl_ckpt_put_u(o, number(e, u->text, K_TEXT));
         vl_ckpt_put_u(o, u->rebound);
     }
     vl_ckpt_put_u(o, u->form);

@@ -94,8 +94,8 @@ uint64_t vl_unit_hash(VlUnit *u)
     return u->hash;
 }
 
-VlUnit *vl_unit_recompile(VladState *S, const char *text, size_t len,
-                          const char *name, uint32_t form, uint64_t rebound)
+Datum *vl_unit_read(VladState *S, const char *text, size_t len,
+                    const char *name)
 {
     Datum *forms;
     VlDiag *diags = NULL;
@@ -104,7 +104,14 @@ VlUnit *vl_unit_recompile(VladState *S, const char *text, size_t len,
         vl_except_runtime(S, VLAD_ERR_SYNTAX, "the code of the checkpoint "
                           "(%s) does not read: %s", name,
                           diags != NULL ? diags->message : "?");
-    Datum *d = forms;
+    return forms;
+}
+
+VlUnit *vl_unit_recompile(VladState *S, const Datum *forms,
+                          const char *text, size_t len, const char *name,
+                          uint32_t form, uint64_t rebound)
+{
+    const Datum *d = forms;
     for (uint32_t k = 0; k < form && d->kind == D_PAIR; k++)
         d = d->u.pair.cdr;
     if (d->kind != D_PAIR)

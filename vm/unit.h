@@ -19,6 +19,7 @@
 #ifndef VL_UNIT_H
 #define VL_UNIT_H
 
+#include "parser/datum.h"
 #include "vm/state.h"
 
 typedef struct VlUnit {
@@ -53,12 +54,19 @@ VL_INTERNAL uint32_t vl_unit_index(const Proto *p);
 /* A hash of the code of every prototype of u (never 0). */
 VL_INTERNAL uint64_t vl_unit_hash(VlUnit *u);
 
-/* Compile form 'form' of 'text' again, in the user environment, taking
-   the inline decisions 'rebound': a new unit.  Raises an error (syntax,
-   or a form that is not a definition or an expression). */
-VL_INTERNAL VlUnit *vl_unit_recompile(VladState *S, const char *text,
-                                      size_t len, const char *name,
-                                      uint32_t form, uint64_t rebound);
+/* The top-level forms of 'text' (a list of datums), read for
+   vl_unit_recompile; raises when it does not read. */
+VL_INTERNAL Datum *vl_unit_read(VladState *S, const char *text, size_t len,
+                                const char *name);
+
+/* Compile form 'form' of 'text' (whose forms vl_unit_read gave) again,
+   in the user environment, taking the inline decisions 'rebound': a new
+   unit.  Raises an error (a form that is not a definition or an
+   expression). */
+VL_INTERNAL VlUnit *vl_unit_recompile(VladState *S, const Datum *forms,
+                                      const char *text, size_t len,
+                                      const char *name, uint32_t form,
+                                      uint64_t rebound);
 
 /* FNV-1a over 'len' bytes, continuing from 'h' (start: VL_FNV_INIT). */
 #define VL_FNV_INIT 0xcbf29ce484222325ull

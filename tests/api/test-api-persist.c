@@ -6,6 +6,7 @@
  * flips, foreign headers -- an error, never a crash or a wrong result.
  * (tests/persist/roundtrip.py does random programs across processes.)
  */
+#define _POSIX_C_SOURCE 200809L     /* mkdtemp, access */
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/stat.h>
