@@ -114,7 +114,11 @@ def main():
             if q.poll() is None:
                 q.kill()
             q.wait()
-            what += ", its resumption killed after %.2f s" % again
+            if q.returncode == 0:       # it finished first: nothing left
+                status = 0
+                what += ", its resumption ended before the kill"
+            else:
+                what += ", its resumption killed after %.2f s" % again
         if status != 0:
             q = start(["--resume", saved], out, "ab")
             _, err = q.communicate(timeout=120 * vlpty.SCALE)
