@@ -12,6 +12,9 @@
 ## other calls of the embedding API, ~30 s; BENCH_API_ARGS='--quick').
 ## "make bench-persist" runs only bench/persist/run (saving and loading
 ## checkpoints of the rotation benchmark's state, ~20 s).
+## "make bench-spill" runs only bench/cpj/spill (checkpoint-*j under
+## budget=2M with spill=DIR against the run in memory and the primal,
+## rotation l = 3203, ~2 min; BENCH_SPILL_ARGS='--l 801 --runs 1').
 
 BENCH_ARGS =
 BENCH_AD_ARGS =
@@ -19,6 +22,7 @@ BENCH_CPJ_ARGS =
 BENCH_API_ARGS =
 BENCH_CKPT_ARGS =
 BENCH_PERSIST_ARGS =
+BENCH_SPILL_ARGS =
 
 bench: vlad$(EXEEXT)
 	VLAD='$(abs_top_builddir)/vlad$(EXEEXT)' srcdir='$(abs_top_srcdir)' \
@@ -50,4 +54,9 @@ bench-persist: libvlad.la
 	srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
 	  $(srcdir)/%reldir%/persist/run $(BENCH_PERSIST_ARGS)
 
-.PHONY: bench bench-ad bench-cpj bench-ckpt bench-api bench-persist
+bench-spill: vlad$(EXEEXT)
+	VLAD='$(abs_top_builddir)/vlad$(EXEEXT)' \
+	  $(srcdir)/%reldir%/cpj/spill $(BENCH_SPILL_ARGS)
+
+.PHONY: bench bench-ad bench-cpj bench-ckpt bench-api bench-persist \
+	bench-spill

@@ -46,6 +46,15 @@ static void print_cpj(FILE *f, int64_t calls, int64_t primal,
             (long long)base_steps);
 }
 
+/* The held states of all runs that went to spill files (spill=DIR), if
+   any did. */
+static void print_spilled(FILE *f, int64_t written, int64_t read)
+{
+    if (written > 0 || read > 0)
+        fprintf(f, "checkpoint-*j spilled: %lld bytes written, %lld bytes "
+                   "read\n", (long long)written, (long long)read);
+}
+
 /* The plan of the last outermost checkpoint-*j run beside what happened
    in it. */
 static void print_plan(FILE *f, const VladCpjStats *c)
@@ -84,6 +93,10 @@ static void print_plan(FILE *f, const VladCpjStats *c)
     fprintf(f, "checkpoint-*j plan actual: %lld re-executed steps, peak "
                "%lld bytes\n", (long long)c->last_reexec_steps,
             (long long)c->last_peak_bytes);
+    if (c->plan_spill)
+        fprintf(f, "checkpoint-*j plan spilled: %lld bytes written, %lld "
+                   "bytes read\n", (long long)c->last_spill_bytes_written,
+                (long long)c->last_spill_bytes_read);
 }
 
 void vl_stats_print_run(FILE *f, const VladStats *st, double seconds)
@@ -101,6 +114,7 @@ void vl_stats_print_run(FILE *f, const VladStats *st, double seconds)
         fprintf(f, "checkpoint-*j peak live checkpoints: %lld (%lld "
                    "bytes)\n", (long long)c->peak_live_checkpoints,
                 (long long)c->peak_checkpoint_bytes);
+        print_spilled(f, c->spill_bytes_written, c->spill_bytes_read);
         print_plan(f, c);
     }
     fprintf(f, "time: %.3f s\n", seconds);
@@ -142,5 +156,7 @@ void vl_stats_print_delta(FILE *f, const VladStats *b, const VladStats *a,
                    "(the session's peak, %lld bytes)\n",
                 (long long)ca->peak_live_checkpoints,
                 (long long)ca->peak_checkpoint_bytes);
+    print_spilled(f, ca->spill_bytes_written - cb->spill_bytes_written,
+                  ca->spill_bytes_read - cb->spill_bytes_read);
     print_plan(f, ca);
 }

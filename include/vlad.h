@@ -337,6 +337,11 @@ typedef struct VladCpjStats {
     int64_t plan_kind;          /* 0 bisection, 1 binomial */
     int64_t plan_kept;          /* states its first run kept that its
                                    reversal started segments from */
+    /* spill=DIR: bytes of held states written to and read back from
+       files, since the state was opened and in the last outermost run */
+    int64_t spill_bytes_written, spill_bytes_read;
+    int64_t last_spill_bytes_written, last_spill_bytes_read;
+    int64_t plan_spill;         /* the last outermost run could spill */
 } VladCpjStats;
 
 /* Statistics of the state. */

@@ -123,6 +123,10 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/cpj/bad-spec-budget-bisection.vlad \
 	%reldir%/cpj/bad-spec-budget-slots.vlad \
 	%reldir%/cpj/bad-spec-budget-suffix.vlad \
+	%reldir%/cpj/bad-spec-spill-bisection.vlad \
+	%reldir%/cpj/bad-spec-spill-empty.vlad \
+	%reldir%/cpj/spill-no-dir.vlad \
+	%reldir%/cpj/spill-slots.vlad \
 	%reldir%/cpj/budget-capture.vlad \
 	%reldir%/cpj/online-capture.vlad \
 	%reldir%/cpj/budget-too-small.vlad \
@@ -495,6 +499,7 @@ TESTS += \
 	%reldir%/check-listed \
 	%reldir%/conformance.sh \
 	%reldir%/cpj/run-corpus.sh \
+	%reldir%/cpj/run-spill.sh \
 	%reldir%/ad/tape-nodes.sh
 
 TEST_EXTENSIONS = .vlad .sh
@@ -527,6 +532,8 @@ EXTRA_DIST += \
 	%reldir%/conformance.sh \
 	%reldir%/cpj/run-corpus.sh \
 	%reldir%/cpj/runner.py \
+	%reldir%/cpj/run-spill.sh \
+	%reldir%/cpj/spill.py \
 	%reldir%/ad/gen-random.py \
 	%reldir%/ad/gen-primal-only.py \
 	%reldir%/ad/gen-fresh-tags.py \
@@ -632,7 +639,8 @@ VLAD_API_TESTS = \
 	%reldir%/api/test-api-io \
 	%reldir%/api/test-api-progress \
 	%reldir%/api/test-api-persist \
-	%reldir%/api/test-api-forged
+	%reldir%/api/test-api-forged \
+	%reldir%/api/test-api-spill
 
 VLAD_EMBED_EXAMPLES = \
 	examples/embed/minimal \
@@ -724,6 +732,10 @@ VLAD_API_LINK = -no-install
 %canon_reldir%_api_test_api_persist_CPPFLAGS = $(VLAD_API_INCLUDES)
 %canon_reldir%_api_test_api_persist_LDADD = $(VLAD_API_LINKLIBS)
 %canon_reldir%_api_test_api_persist_LDFLAGS = $(VLAD_API_LINK)
+%canon_reldir%_api_test_api_spill_SOURCES = %reldir%/api/test-api-spill.c %reldir%/api/apitest.h
+%canon_reldir%_api_test_api_spill_CPPFLAGS = $(VLAD_API_INCLUDES)
+%canon_reldir%_api_test_api_spill_LDADD = $(VLAD_API_LINKLIBS) -lpthread
+%canon_reldir%_api_test_api_spill_LDFLAGS = $(VLAD_API_LINK)
 %canon_reldir%_api_test_api_forged_SOURCES = %reldir%/api/test-api-forged.c %reldir%/api/apitest.h
 %canon_reldir%_api_test_api_forged_CPPFLAGS = $(VLAD_API_INCLUDES)
 %canon_reldir%_api_test_api_forged_LDADD = $(VLAD_API_LINKLIBS)

@@ -675,6 +675,7 @@ static void fresh_patch(VladState *S, void *ud, const ContRun *run,
 const Checkpoint *vl_ad_fresh_tags(VladState *S, const Checkpoint *k,
                                    int64_t tag)
 {
+    vl_seg_present(S, k);                   /* (spill=DIR) */
     Fresh fr = {NULL, tag};
     each_ad_frame(S, k, fresh_find, &fr);
     if (fr.rl == NULL)

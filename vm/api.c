@@ -23,6 +23,7 @@
 #include "vm/except.h"
 #include "vm/prims.h"
 #include "vm/print.h"
+#include "vm/spill.h"
 #include "vm/toplevel.h"
 #include "vm/vm.h"
 
@@ -302,6 +303,9 @@ void vlad_get_stats(VladState *S, VladStats *stats)
     stats->tape_bytes = S->tape_bytes;
     stats->peak_tape_nodes = S->peak_tape_nodes;
     stats->checkpoint = S->cpj->stats;
+    SpillCounts sc = vl_spill_counts(S);
+    stats->checkpoint.spill_bytes_written = sc.bytes_written;
+    stats->checkpoint.spill_bytes_read = sc.bytes_read;
 }
 
 void vlad_collect(VladState *S)

@@ -59,6 +59,8 @@ enum {
                            being run and where */
     R_TEXT,             /* a text units are compiled from (once for all
                            the units of its forms) */
+    R_LCLOSURE,         /* the local mode only (vm/spill.h): a closure
+                           whose code is an external */
     R__COUNT
 };
 
@@ -69,7 +71,8 @@ enum {
     X_RAW_LOG,          /* a finished log: object number */
     X_RAW_LOGLIST,      /* a recording log: object number + 1, 0: empty */
     X_RAW_TAPE_END,     /* a *j's tape end: chunk number + 1, count */
-    X_PLAIN_DUAL        /* a compact dual: tag, primal, tangent */
+    X_PLAIN_DUAL,       /* a compact dual: tag, primal, tangent */
+    X_EXTERN            /* the local mode only: an external's index */
 };
 
 /* A program being run by the top level, saved with its running
@@ -99,6 +102,20 @@ typedef struct CkptOut {
     unsigned char *data;
     size_t len, cap;
 } CkptOut;
+
+/* What a caller that saves and loads in the local mode again and again
+   (vm/spill.c) keeps from one call to the next, so that each call does
+   not allocate its tables and buffers anew (zeroed at first; a call
+   that raises leaves it empty). */
+typedef struct CkptScratch {
+    void *memo;                 /* vm/ckptsave.c: its object numbers */
+    size_t memo_cap;
+    void *tasks;                /* ... its pending visits */
+    size_t tasks_cap;
+    CkptOut out, file;          /* ... the records, the whole file */
+    void *objs;                 /* vm/ckptload.c: the objects made */
+    size_t objs_cap;
+} CkptScratch;
 
 VL_INTERNAL void vl_ckpt_put(CkptOut *o, const void *p, size_t n);
 VL_INTERNAL void vl_ckpt_put_byte(CkptOut *o, unsigned b);

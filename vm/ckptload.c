@@ -17,6 +17,10 @@
  * saved.  Tags of j* and *j get fresh numbers (two executions never
  * share one, vm/ad.h).  The state changes only at the end, when every
  * record has been read: the saved user globals are then defined.
+ *
+ * The local mode (vl_ckpt_load_local) reads what vl_ckpt_save_local
+ * wrote in this process: externals by index, code by pointer, tags
+ * as they were (the checkpoint is the same one, back from a file).
  */
 #include "config.h"
 #include "vm/ckptload.h"
@@ -24,10 +28,8 @@
 #include <math.h>
 #include <string.h>
 #include "parser/read.h"
-#include "vm/cont.h"
 #include "vm/compile.h"
 #include "vm/contseg.h"
-#include "vm/cpj.h"
 #include "vm/except.h"
 #include "vm/tape.h"
 #include "vm/unit.h"
@@ -52,6 +54,9 @@ typedef struct Dec {
     size_t nglobals, gcap, gvcap;
     size_t unfilled;                /* closures not filled yet */
     uint64_t stored_frames;         /* frames of the runs read */
+    int local;                      /* the local mode: its externals */
+    const Value *ext;
+    size_t next;
 } Dec;
 
 #define bad(d, ...) vl_ckpt_bad(&(d)->in, __VA_ARGS__)
@@ -66,7 +71,7 @@ static const char *kind_name(int k)
     static const char *const names[R__COUNT] = {
         "end", "unit", "pair", "closure", "fill", "dual", "tape chunk",
         "log", "log entry", "frame run", "frame sequence", "checkpoint",
-        "global", "information", "program", "text"};
+        "global", "information", "program", "text", "closure"};
     return k >= 0 && k < R__COUNT ? names[k] : "?";
 }
 
@@ -106,6 +111,8 @@ static int64_t fresh_tag(Dec *d, int64_t t)
 {
     if (t < 1)
         bad(d, "a differentiation tag is %lld", (long long)t);
+    if (d->local)
+        return t;
     if (2 * (d->ntags + 1) > d->tags_cap) {
         size_t oc = d->tags_cap, cap = oc ? 2 * oc : 64;
         int64_t *from = vl_gc_alloc_atomic(cap * sizeof *from);
@@ -166,11 +173,23 @@ static Value find_prim(Dec *d, int host, const char *name)
 
 #define STEP_MAX ((int64_t)1 << 62)
 
+/* The external an index names (the local mode). */
+static Value ext_at(Dec *d)
+{
+    uint64_t i = vl_ckpt_get_u(&d->in);
+    if (!d->local || i >= d->next)
+        bad(d, "a reference to external %llu, of %zu",
+            (unsigned long long)i, d->next);
+    return d->ext[i];
+}
+
 /* One value, in a place of role 'role' (vm/ckptfile.h); 'frame': a
    register of a captured frame (where a dead value may be). */
 static Value get_value(Dec *d, int role, int frame)
 {
     unsigned t = vl_ckpt_get_byte(&d->in);
+    if (t == X_EXTERN && d->local)  /* as it was written (vm/ckptsave.c) */
+        return ext_at(d);
     int raw = t == X_RAW_INT || t == X_RAW_LOG || t == X_RAW_LOGLIST
               || t == X_RAW_TAPE_END;
     if ((role == ROLE_INT || role == ROLE_TAG) && t != X_RAW_INT)
@@ -354,12 +373,16 @@ static void read_unit(Dec *d)
     add_obj(d, R_UNIT, u);
 }
 
-static void read_closure(Dec *d)
+static void read_closure(Dec *d, int local)
 {
     VladState *S = d->S;
     Proto *p;
-    uint64_t unit = vl_ckpt_get_u(&d->in);
-    if (unit == 0) {
+    uint64_t unit = local ? 0 : vl_ckpt_get_u(&d->in);
+    if (local) {
+        if (!d->local)
+            bad(d, "a record of unknown kind %u", R_LCLOSURE);
+        p = (Proto *)ext_at(d).as.ptr;
+    } else if (unit == 0) {
         uint64_t ctl = vl_ckpt_get_max(&d->in, CTL_UNDERFLOW,
                                        "a control procedure");
         if (ctl == CTL_ENTRY || ctl == CTL_UNDERFLOW)
@@ -725,7 +748,7 @@ static void read_ckpt(Dec *d)
         k->seq = opt_ref(d, R_SEG);
         k->steps_at = vl_ckpt_get_i(&d->in);
         k->nframes = vl_seg_frames(k->seq);
-        k->bytes = vl_cont_bytes(k->nframes, vl_seg_values(k->seq));
+        k->bytes = vl_seg_bytes(k->nframes, vl_seg_values(k->seq));
         check_tags(d, k->seq);
     }
     /* positions are step counts (at most 9e15, vm/cpj.c); the bytes of a
@@ -804,6 +827,62 @@ void vl_ckpt_info(VladState *S, const unsigned char *data, size_t len,
     }
 }
 
+static Value load(Dec *d, const unsigned char *data, size_t len,
+                  CkptProgram *prog)
+{
+    CkptProgram local;
+    if (prog == NULL)
+        prog = &local;
+    memset(prog, 0, sizeof *prog);
+    size_t plen;
+    vl_ckpt_open(&d->in, data, len, &plen);
+    if (plen > 0 && *d->in.p == R_INFO) {
+        d->in.p++;
+        read_info(&d->in, prog);
+    }
+    int programs = 0;
+    for (;;) {
+        unsigned kind = vl_ckpt_get_byte(&d->in);
+        if (programs && kind != R_END)
+            bad(d, "records after the program");
+        switch (kind) {
+        case R_PROGRAM:
+            read_program(d, prog);
+            programs++;
+            continue;
+        case R_TEXT: read_text(d); continue;
+        case R_UNIT: read_unit(d); continue;
+        case R_PAIR: read_pair(d); continue;
+        case R_CLOSURE: read_closure(d, 0); continue;
+        case R_LCLOSURE: read_closure(d, 1); continue;
+        case R_FILL: read_fill(d); continue;
+        case R_DUAL: read_dual(d); continue;
+        case R_CHUNK: read_chunk(d); continue;
+        case R_LOG: read_log(d); continue;
+        case R_LOGENTRY: read_logentry(d); continue;
+        case R_RUN: read_run(d); continue;
+        case R_SEG: read_seg(d); continue;
+        case R_CKPT: read_ckpt(d); continue;
+        case R_GLOBAL: read_global(d); continue;
+        case R_END:
+            break;
+        default:
+            bad(d, "a record of unknown kind %u", kind);
+        }
+        break;
+    }
+    if (prog->present && !programs)
+        bad(d, "a program's information without the program");
+    Value root = get_value(d, ROLE_DATA, 0);
+    if (d->in.p != d->in.end)
+        bad(d, "it has bytes after its end");
+    if (d->unfilled != 0)
+        bad(d, "a closure is never filled");
+    for (size_t k = 0; k < d->nglobals; k++)
+        vl_state_define(d->S, d->gcells[k], d->gvalues[k]);
+    return root;
+}
+
 Value vl_ckpt_load(VladState *S, const unsigned char *data, size_t len,
                    const char *name, CkptProgram *prog)
 {
@@ -812,54 +891,30 @@ Value vl_ckpt_load(VladState *S, const unsigned char *data, size_t len,
     d.S = S;
     d.in.S = S;
     d.in.name = name;
-    CkptProgram local;
-    if (prog == NULL)
-        prog = &local;
-    memset(prog, 0, sizeof *prog);
-    size_t plen;
-    vl_ckpt_open(&d.in, data, len, &plen);
-    if (plen > 0 && *d.in.p == R_INFO) {
-        d.in.p++;
-        read_info(&d.in, prog);
-    }
-    int programs = 0;
-    for (;;) {
-        unsigned kind = vl_ckpt_get_byte(&d.in);
-        if (programs && kind != R_END)
-            bad(&d, "records after the program");
-        switch (kind) {
-        case R_PROGRAM:
-            read_program(&d, prog);
-            programs++;
-            continue;
-        case R_TEXT: read_text(&d); continue;
-        case R_UNIT: read_unit(&d); continue;
-        case R_PAIR: read_pair(&d); continue;
-        case R_CLOSURE: read_closure(&d); continue;
-        case R_FILL: read_fill(&d); continue;
-        case R_DUAL: read_dual(&d); continue;
-        case R_CHUNK: read_chunk(&d); continue;
-        case R_LOG: read_log(&d); continue;
-        case R_LOGENTRY: read_logentry(&d); continue;
-        case R_RUN: read_run(&d); continue;
-        case R_SEG: read_seg(&d); continue;
-        case R_CKPT: read_ckpt(&d); continue;
-        case R_GLOBAL: read_global(&d); continue;
-        case R_END:
-            break;
-        default:
-            bad(&d, "a record of unknown kind %u", kind);
-        }
-        break;
-    }
-    if (prog->present && !programs)
-        bad(&d, "a program's information without the program");
-    Value root = get_value(&d, ROLE_DATA, 0);
-    if (d.in.p != d.in.end)
-        bad(&d, "it has bytes after its end");
-    if (d.unfilled != 0)
-        bad(&d, "a closure is never filled");
-    for (size_t k = 0; k < d.nglobals; k++)
-        vl_state_define(S, d.gcells[k], d.gvalues[k]);
+    return load(&d, data, len, prog);
+}
+
+Value vl_ckpt_load_local(VladState *S, const unsigned char *data,
+                         size_t len, const char *name, const Value *ext,
+                         size_t next, CkptScratch *sc)
+{
+    Dec d;
+    memset(&d, 0, sizeof d);
+    d.S = S;
+    d.in.S = S;
+    d.in.name = name;
+    d.local = 1;
+    d.ext = ext;
+    d.next = next;
+    d.objs = sc->objs;          /* taken: an error leaves it empty */
+    d.cap = sc->objs_cap;
+    sc->objs = NULL;
+    sc->objs_cap = 0;
+    Value root = load(&d, data, len, NULL);
+    /* given back cleared (scanned memory: it would keep the objects) */
+    if (d.objs != NULL)
+        memset(d.objs, 0, d.cap * sizeof *d.objs);
+    sc->objs = d.objs;
+    sc->objs_cap = d.cap;
     return root;
 }

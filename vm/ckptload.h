@@ -17,6 +17,15 @@ VL_INTERNAL Value vl_ckpt_load(VladState *S, const unsigned char *data,
                                size_t len, const char *name,
                                CkptProgram *prog);
 
+/* What vl_ckpt_save_local wrote (vm/ckptsave.h), with its 'next'
+   externals and the caller's scratch: the checkpoint, a new object
+   (vm/spill.c moves its fields into the one saved).  Checked as any
+   file. */
+VL_INTERNAL Value vl_ckpt_load_local(VladState *S, const unsigned char *data,
+                                     size_t len, const char *name,
+                                     const Value *ext, size_t next,
+                                     CkptScratch *sc);
+
 /* The file's header checked (and its checksum) and, for an autosave, its
    output count and note in '*prog' (prog->present); nothing built. */
 VL_INTERNAL void vl_ckpt_info(VladState *S, const unsigned char *data,

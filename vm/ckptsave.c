@@ -10,13 +10,20 @@
  * first met and its captured values filled once they are written, which
  * is how cycles through letrec are written.  Iterative (an explicit
  * stack in the heap): any depth of nesting is fine.
+ *
+ * The local mode (vl_ckpt_save_local) writes a checkpoint to be read back
+ * by this very process (vm/spill.c): only what its memory is made of --
+ * pairs, closures' captured values, duals, frames -- is written; code,
+ * primitives, strings, tapes, effect logs and the checkpoints it holds
+ * stay in memory, written as an index into an array of values kept
+ * beside the file ("externals"), and tags keep their numbers.
  */
 #include "config.h"
 #include "vm/ckptsave.h"
 
+#include <stddef.h>
 #include <string.h>
 #include "vm/contseg.h"
-#include "vm/cpj.h"
 #include "vm/except.h"
 #include "vm/unit.h"
 #include "vm/walk.h"
@@ -57,7 +64,16 @@ typedef struct Enc {
     uint64_t nobj;
     Task *tasks;
     size_t ntasks, tasks_cap;
+    /* the local mode: the root (written, while every other checkpoint is
+       an external), the externals */
+    int local;
+    const void *root;
+    Value *ext;
+    size_t next, ext_cap;
+    int entered;        /* an external AD's walkers enter */
 } Enc;
+
+static VL_NORETURN void cannot(Enc *e, const char *what);
 
 static void cannot(Enc *e, const char *what)
 {
@@ -110,8 +126,6 @@ static void set_num(Enc *e, const void *obj, int kind, uint64_t num)
     e->memo[h] = (Slot){obj, num, kind};
 }
 
-static VL_NORETURN void cannot(Enc *e, const char *what);
-
 /* The number of an object written already (a reference is only ever to
    one: anything else is a bug of this walk, refused rather than written
    as a wrong reference). */
@@ -147,8 +161,35 @@ static void push_obj(Enc *e, const void *obj, int kind)
         push(e, obj, kind, T_ENTER);
 }
 
+/* Whether v is written as an external (the local mode). */
+static int external(const Enc *e, Value v, int role)
+{
+    if (!e->local)
+        return 0;
+    switch ((ValueTag)v.tag) {
+    case VT_CKPT:
+        return v.as.obj != e->root;
+    case VT_TAPE: case VT_PRIM: case VT_SYM: case VT_STR:
+        return 1;
+    case VT_RAW:
+        return role != ROLE_INT && role != ROLE_TAG;
+    default:
+        return 0;
+    }
+}
+
+/* Index of a new external: v itself, or a pointer the file names. */
+static uint64_t add_external(Enc *e, Value v)
+{
+    e->ext = vl_gc_grow(e->ext, e->next, &e->ext_cap, sizeof *e->ext);
+    e->ext[e->next] = v;
+    return e->next++;
+}
+
 static void push_value(Enc *e, Value v, int role)
 {
+    if (external(e, v, role))
+        return;
     switch ((ValueTag)v.tag) {
     case VT_PAIR: push_obj(e, v.as.obj, K_PAIR); break;
     case VT_CLOSURE: push_obj(e, v.as.obj, K_CLOSURE); break;
@@ -181,6 +222,17 @@ static void put_ref(Enc *e, const void *obj, int kind)
 static void put_value(Enc *e, Value v, int role)
 {
     CkptOut *o = &e->out;
+    if (external(e, v, role)) {
+        /* what the walkers of AD enter (vm/ad.c: checkpoints' frames,
+           suspended tapes' nodes) and a copy of this one could share
+           objects with: not to be copied (vl_ckpt_save_local) */
+        if (v.tag == VT_CKPT || v.tag == VT_TAPE
+            || (role == ROLE_TAPE_END && v.as.ptr != NULL))
+            e->entered = 1;
+        vl_ckpt_put_byte(o, X_EXTERN);
+        vl_ckpt_put_u(o, add_external(e, v));
+        return;
+    }
     switch ((ValueTag)v.tag) {
     case VT_UNDEF: case VT_NIL: case VT_VOID:
         vl_ckpt_put_byte(o, v.tag);
@@ -355,12 +407,14 @@ static void enter(Enc *e, const Task *t)
         const Closure *c = obj;
         const Proto *p = c->proto;
         VlUnit *u = (VlUnit *)p->unit;
-        if (u != NULL && lookup(e, u, K_UNIT) == NOT_MET) {
+        if (e->local) {
+            vl_ckpt_put_byte(&e->out, R_LCLOSURE);
+            vl_ckpt_put_u(&e->out, add_external(e, vl_raw_ptr(0, p)));
+        } else if (u != NULL && lookup(e, u, K_UNIT) == NOT_MET) {
             push(e, obj, K_CLOSURE, T_ENTER);   /* again, after its unit */
             push(e, u, K_UNIT, T_ENTER);
             return;
-        }
-        if (u == NULL) {
+        } else if (u == NULL) {
             int ctl = -1;
             for (int k = 0; k <= CTL_UNDERFLOW; k++)
                 if (e->S->control[k] == p)
@@ -400,6 +454,7 @@ static void enter(Enc *e, const Task *t)
     }
     case K_CKPT: {
         const Checkpoint *k = obj;
+        vl_seg_present(e->S, k);            /* (spill=DIR) */
         if (k->finished) {
             push_value(e, k->result, ROLE_DATA);
             break;
@@ -644,13 +699,18 @@ static void walk(Enc *e)
     }
 }
 
+static void enc_init(Enc *e, VladState *S)
+{
+    memset(e, 0, sizeof *e);
+    e->S = S;
+    memo_grow(e);
+}
+
 void vl_ckpt_save(VladState *S, Value root, const CkptProgram *prog,
                   CkptOut *file)
 {
     Enc e;
-    memset(&e, 0, sizeof e);
-    e.S = S;
-    memo_grow(&e);
+    enc_init(&e, S);
     if (prog != NULL) {
         put_info(&e, prog);
         /* the rest of the program may read any definition made so far */
@@ -679,4 +739,48 @@ void vl_ckpt_save(VladState *S, Value root, const CkptProgram *prog,
     put_value(&e, root, ROLE_DATA);
     vl_ckpt_frame(S, &e.out, file);
     vl_gc_free(e.memo);
+}
+
+Value *vl_ckpt_save_local(VladState *S, Checkpoint *root, CkptScratch *sc,
+                          size_t *next)
+{
+    Enc e;
+    memset(&e, 0, sizeof e);
+    e.S = S;
+    /* the scratch's tables, taken (an error leaves the scratch empty) */
+    if (sc->memo != NULL) {
+        e.memo = sc->memo;
+        e.cap = sc->memo_cap;
+        for (size_t k = 0; k < e.cap; k++)
+            e.memo[k].kind = -1;
+    } else {
+        memo_grow(&e);
+    }
+    e.tasks = sc->tasks;
+    e.tasks_cap = sc->tasks_cap;
+    e.out = sc->out;
+    e.out.len = 0;
+    CkptOut file = sc->file;
+    file.len = 0;
+    memset(sc, 0, offsetof(CkptScratch, objs));
+    e.local = 1;
+    e.root = root;
+    Value r = vl_obj(VT_CKPT, root);
+    push_value(&e, r, ROLE_DATA);
+    walk(&e);
+    vl_ckpt_put_byte(&e.out, R_END);
+    put_value(&e, r, ROLE_DATA);
+    vl_ckpt_frame(S, &e.out, &file);
+    /* given back; the visits' slots cleared (scanned memory: they would
+       keep what they pointed to alive) */
+    if (e.tasks != NULL)
+        memset(e.tasks, 0, e.tasks_cap * sizeof *e.tasks);
+    sc->memo = e.memo;
+    sc->memo_cap = e.cap;
+    sc->tasks = e.tasks;
+    sc->tasks_cap = e.tasks_cap;
+    sc->out = e.out;
+    sc->file = file;
+    *next = e.next;
+    return e.entered ? NULL : e.ext;
 }

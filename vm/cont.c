@@ -16,6 +16,7 @@
 
 #include <string.h>
 #include "vm/ad.h"
+#include "vm/compile.h"
 #include "vm/delim.h"
 #include "vm/except.h"
 
@@ -69,6 +70,67 @@ void vl_cont_release_stack(VladState *S)
     }
 }
 
+void vl_cont_clear_dead(VladState *S, int frames)
+{
+    const Value *lo = S->stack, *hi = S->stack + S->stack_size;
+    Value *base = S->vm_base;
+    const Instr *ip = S->vm_ip;
+    const Closure *cl = S->vm_cl;
+    if (base == NULL || ip == NULL || cl == NULL)
+        return;
+    if (ip[-1].op == OP_TAILCALL)       /* that frame is being replaced */
+        frames++;
+    else
+        goto clear;
+    for (; frames > 0; frames--) {
+        /* down to the frame that called this one */
+        if (base - 2 < lo || base > hi || base[-2].tag != VT_RAW)
+            return;
+        Value h = base[-2];
+        ip = (const Instr *)h.as.ptr;
+        base -= h.aux;
+        if (base - 1 < lo || !IS_CLOSURE(base[-1]))
+            return;
+        cl = AS_CLOSURE(base[-1]);
+    clear:;
+        const Proto *p = cl->proto;
+        if (p->unit == NULL || ip <= p->code || ip > p->code + p->ncode
+            || !vl_compile_is_call_capable(ip[-1].op))
+            return;                     /* control frames: bookkeeping */
+        int top = ip[-1].op == OP_CALL || ip[-1].op == OP_RESUME
+                  ? ip[-1].a : p->nregs;
+        uint32_t n;
+        const LiveRun *l = vl_proto_live_set(p, ip, &n);
+        int r = 0;
+        for (uint32_t q = 0; q <= n && r < top; q++) {
+            int end = q < n ? l[q].first : top;
+            for (; r < end && r < top; r++)
+                base[r] = NIL_VAL;
+            if (q < n)
+                r = l[q].first + l[q].count;
+        }
+    }
+}
+
+void vl_cont_clear_above(VladState *S, Value *from)
+{
+    if (S->stack == NULL || from < S->stack
+        || from >= S->stack + S->stack_size)
+        return;
+    Value *end = S->stack + S->stack_size, *last = from;
+    size_t zeros = 0;
+    for (Value *p = from; p < end && zeros < VL_STACK_GAP; p++) {
+        if (p->tag != 0 || p->aux != 0 || p->as.i != 0) {
+            last = p + 1;
+            zeros = 0;
+        } else {
+            zeros++;
+        }
+    }
+    if (last > from)
+        memset(from, 0, (size_t)(last - from) * sizeof(Value));
+}
+
 /* ===== Finished checkpoints ===== */
 
 Value vl_cont_finished(VladState *S, Value v)
@@ -77,20 +139,11 @@ Value vl_cont_finished(VladState *S, Value v)
     Checkpoint *k = vl_gc_alloc(sizeof *k);
     k->finished = 1;
     k->result = v;
-    k->bytes = sizeof *k;
+    k->bytes = VL_SEG_CKPT_BYTES;
     return vl_obj(VT_CKPT, k);
 }
 
 /* ===== Capture ===== */
-
-size_t vl_cont_bytes(uint64_t nframes, uint64_t nvalues)
-{
-    uint64_t cap = SIZE_MAX / 4;
-    if (nframes > cap / sizeof(CapFrame) || nvalues > cap / sizeof(Value))
-        return SIZE_MAX;
-    return sizeof(Checkpoint) + (size_t)nframes * sizeof(CapFrame)
-           + (size_t)nvalues * sizeof(Value);
-}
 
 /* How many registers the runs 'l[0 .. n-1]' hold. */
 static uint32_t live_count(const LiveRun *l, uint32_t n)
@@ -256,7 +309,7 @@ static Checkpoint *capture(VladState *S, size_t delim, Value *fb, int nargs,
         vl_delim_cut(S, delim);
     k->steps_at = now;
     k->nframes = vl_seg_frames(k->seq);
-    k->bytes = vl_cont_bytes(k->nframes, vl_seg_values(k->seq));
+    k->bytes = vl_seg_bytes(k->nframes, vl_seg_values(k->seq));
     return k;
 }
 
@@ -355,6 +408,7 @@ static void place_lazy(VladState *S, size_t *at, const ContSeg *seq)
 Value *vl_cont_reinstall(VladState *S, const Checkpoint *k, Value **base,
                          const Instr *ret_ip, int dest, int64_t now)
 {
+    vl_seg_present(S, k);                   /* (spill=DIR) */
     k = vl_ad_fresh_tags(S, k, -1);          /* finding W1 */
     size_t boff = (size_t)(*base - S->stack);
     size_t at = boff + (size_t)dest + 2;

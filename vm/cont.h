@@ -55,10 +55,6 @@
 /* Slots of the continuation stack when it is first allocated. */
 #define VL_STACK_INITIAL 1024
 
-/* The logical size of a checkpoint of 'nframes' frames holding 'nvalues'
-   live values (saturating). */
-VL_INTERNAL size_t vl_cont_bytes(uint64_t nframes, uint64_t nvalues);
-
 /* Capture the frames above the delimiter frame whose base is at stack
    index 'delim' (exclusive), up to the call block 'fb' whose application
    of fb[1] to the 'nargs' values at fb[2..] was about to start.  Limits of
@@ -104,5 +100,26 @@ VL_INTERNAL void vl_cont_reserve(VladState *S, size_t off, size_t need);
    stack still holds (dead registers would keep garbage alive), and give
    the pages of a stack a deep recursion grew back to the system. */
 VL_INTERNAL void vl_cont_release_stack(VladState *S);
+
+/* Clear the slots of the stack from 'from' up, which no frame uses (a
+   primitive's arguments end there; the top level after a call: all), as
+   far as they were written: until VL_STACK_GAP slots in a row are zero
+   (slots never written are zero; a frame with more than VL_STACK_GAP
+   registers never written hides the slots above it, which are then
+   merely kept alive longer).  Left as they were, such slots keep what
+   they point to alive -- after a deep recursion returns, the data of
+   every call it made (checkpoint-*j's driver clears them each time it
+   holds or releases a state or starts a base case, vm/cpj.c).  Costs
+   about what writing them did. */
+#define VL_STACK_GAP 64
+
+/* The same for the registers of the 'frames' frames under a running
+   primitive (its caller first) that are dead where those frames wait:
+   left as they were, a frame suspended for long -- a level of
+   checkpoint-*j's driver, under the whole recursion below it -- keeps
+   alive what it no longer needs (vm/cpj.c calls it).  Stops at a
+   control frame. */
+VL_INTERNAL void vl_cont_clear_dead(VladState *S, int frames);
+VL_INTERNAL void vl_cont_clear_above(VladState *S, Value *from);
 
 #endif

@@ -159,3 +159,12 @@ Value *vl_seg_run_reg(const ContRun *run, uint32_t f, int r)
                                          : l[q].count;
     return &run->values[j];
 }
+
+size_t vl_seg_bytes(uint64_t nframes, uint64_t nvalues)
+{
+    uint64_t cap = SIZE_MAX / 4;
+    if (nframes > cap / sizeof(CapFrame) || nvalues > cap / sizeof(Value))
+        return SIZE_MAX;
+    return VL_SEG_CKPT_BYTES + (size_t)nframes * sizeof(CapFrame)
+           + (size_t)nvalues * sizeof(Value);
+}

@@ -79,6 +79,14 @@ typedef struct Checkpoint {
     int64_t data_bytes;     /* checkpoint-*j: a state the first run kept:
                                the bytes of its data (vm/cpjfirst.c), */
     int data_measured;      /* measured, or else those of one before it */
+    /* checkpoint-*j under spill=DIR (vm/spill.h): */
+    struct SpillRec *spill; /* its copy in a spill file, or NULL */
+    int away;               /* callee, arg and seq are in that copy only
+                               (vl_seg_present brings them back) */
+    int64_t cache_bytes;    /* held in memory, may be sent away: its
+                               bytes there; 0: not so */
+    int pinned;             /* cannot be sent away (vm/spill.c) */
+    uint64_t used_at;       /* when it was last used (a clock) */
 } Checkpoint;
 
 struct ContRun {
@@ -163,5 +171,54 @@ VL_INTERNAL const ContSeg *vl_seg_lazy(VladState *S, const Value *ubase);
 
 /* Register r of frame f of run (live there), in the run's values. */
 VL_INTERNAL Value *vl_seg_run_reg(const ContRun *run, uint32_t f, int r);
+
+/* The bytes a checkpoint itself counts for in its logical size (what a
+   Checkpoint was before the fields of spill=DIR: plans and measures do
+   not depend on its layout) */
+#define VL_SEG_CKPT_BYTES ((size_t)120)
+
+/* The logical size of a checkpoint of 'nframes' frames holding 'nvalues'
+   live values (saturating). */
+VL_INTERNAL size_t vl_seg_bytes(uint64_t nframes, uint64_t nvalues);
+
+/* A checkpoint whose fields are away in a spill file (vm/spill.h) comes
+   back before any of callee, arg, seq is read: every reader calls this.
+   The state's hook is vm/spill.c's, which stands on a floor above the
+   readers (doc/internals.md, section 2). */
+static inline void vl_seg_present(VladState *S, const Checkpoint *k)
+{
+    if (k->away)
+        S->ckpt_back(S, (Checkpoint *)k);
+}
+
+/* The aux of the raw values that carry effect logs (VT_RAW; vm/cpj.c
+   keeps them): a recording log (a list of entries, newest first; NULL:
+   empty) and a finished one.  The driver passes them around as values; a saved
+   checkpoint writes them by this kind (vm/ckptsave.c). */
+#define VL_RAW_LOG_LIST 1u
+#define VL_RAW_LOG 2u
+
+/* The effect log while the first run records: a list, newest first. */
+typedef struct LogEntry {
+    int64_t pos;
+    Value value;
+    struct LogEntry *next;
+} LogEntry;
+
+/* Finished: sorted by position. */
+typedef struct Log {
+    size_t n;
+    int64_t *pos;
+    Value *values;
+} Log;
+
+/* A raw value of kind 'aux' with pointer p. */
+static inline Value vl_raw_ptr(uint32_t aux, const void *p)
+{
+    Value v = vl_raw(0);
+    v.aux = aux;
+    v.as.ptr = p;
+    return v;
+}
 
 #endif

@@ -29,6 +29,7 @@
 #include "vm/except.h"
 #include "vm/object.h"
 #include "vm/print.h"
+#include "vm/spill.h"
 #include "vm/walk.h"
 
 #define DEFAULT_BASE 1000
@@ -42,6 +43,16 @@
 #define SHORT_RUN_BUDGET ((int64_t)1 << 20)
 #define DATA_BYTES_PER_REAL VL_CPJ_DATA_BYTES_PER_REAL  /* (vm/cpj.h) */
 #define HEAP_SHARE VL_CPJ_HEAP_SHARE
+/* The driver's frames whose dead registers %cpj-hold, %cpj-release and
+   %cpj-count-leaf clear (vm/cont.h): those of the level that calls them
+   and of the level under it */
+#define CLEAR_FRAMES 6
+/* Under spill=DIR with a budget, a collection each time this share of
+   the budget has been allocated (half of what the plan leaves the
+   collector: the heap is live data, plus that much), and at least
+   TIGHT_MIN bytes */
+#define TIGHT_SHARE ((1 - HEAP_SHARE) / 2)
+#define TIGHT_MIN ((double)(256 << 10))
 
 /* ===== Strategies ===== */
 
@@ -65,7 +76,7 @@ const char *vl_cpj_strategy_name(int i)
 
 CpjStrategy vl_cpj_default(void)
 {
-    CpjStrategy s = {CPJ_BINOMIAL, 0, 0, VL_CPJ_DEFAULT_BUDGET};
+    CpjStrategy s = {CPJ_BINOMIAL, 0, 0, VL_CPJ_DEFAULT_BUDGET, NULL};
     return s;
 }
 
@@ -162,11 +173,20 @@ int vl_cpj_parse(const char *spec, CpjStrategy *out, char *err,
             }
             s.budget = v;
             have_budget = 1;
+        } else if (klen == 5 && strncasecmp(p, "spill", 5) == 0
+                   && strategies[which].budget) {
+            if (eq == NULL || len == klen + 1) {
+                snprintf(err, errlen, "checkpoint strategy '%s': spill "
+                         "must name a directory (spill=DIR)", spec);
+                return 0;
+            }
+            s.spill = vl_gc_strndup(eq + 1, len - klen - 1);
         } else {
             snprintf(err, errlen, "checkpoint strategy '%s': unknown "
                      "option '%.*s' (%s)", spec, (int)klen, p,
                      strategies[which].slots
-                     ? "expected slots=S, budget=BYTES or base=N"
+                     ? "expected slots=S, budget=BYTES, spill=DIR or "
+                       "base=N"
                      : "expected base=N");
             return 0;
         }
@@ -279,7 +299,7 @@ static int64_t units(int64_t base, int64_t n)
 static CpjPlan fixed_plan(int64_t n, int64_t base, int64_t slots)
 {
     int64_t t = units(base, n);
-    CpjPlan p = {slots < t ? slots : (t > 0 ? t : 1), base, 0, 0};
+    CpjPlan p = {slots < t ? slots : (t > 0 ? t : 1), base, 0, 0, 0, 0};
     p.reexec = (double)base * vl_cpj_binomial_cost(t, p.slots);
     return p;
 }
@@ -369,19 +389,69 @@ int vl_cpj_choose_kept(int64_t n, int64_t base, int64_t slots,
     return k;
 }
 
+static double per_case_work(int64_t snapshot, int64_t per_step);
+
+/* Under spill=DIR, the slots of a base b plan with 'room' bytes beside
+   its tape: VL_CPJ_SPILL_CACHE snapshots (or as many as fit) stay in
+   memory, the other held states are in files and cost
+   VL_CPJ_SPILLED_BYTES each in memory.  A state is held at each split
+   and nearly each is written once and read back once (SPILL_PASSES
+   passes over its bytes, in steps at the tape's bytes per step): the
+   slots (doubling, up to what fits) that predict the least work,
+   re-executed steps and I/O. */
+#define SPILL_PASSES 4.0
+static CpjPlan spill_plan(int64_t n, int64_t b, double room, int64_t snapshot,
+                          int64_t per_step)
+{
+    int64_t t = units(b, n);
+    double io = SPILL_PASSES * (double)snapshot
+                / (double)(per_step > 1 ? per_step : 1);
+    int64_t c = (int64_t)(room / (double)snapshot);
+    if (c > VL_CPJ_SPILL_CACHE)
+        c = VL_CPJ_SPILL_CACHE;
+    if (c > t)
+        c = t;
+    double rest = room - (double)c * (double)snapshot;
+    int64_t smax = c + (int64_t)(rest / VL_CPJ_SPILLED_BYTES);
+    if (smax > t)
+        smax = t;
+    CpjPlan best = fixed_plan(n, b, c);
+    for (int64_t s = c; s < smax;) {
+        s = s < smax / 2 ? 2 * s : smax;
+        CpjPlan p = fixed_plan(n, b, s);
+        p.io = io * (double)(t - 1) * (1.0 - (double)c / (double)s);
+        if (p.reexec + p.io < best.reexec + best.io)
+            best = p;
+    }
+    best.cache = c;
+    return best;
+}
+
 /* One candidate of a budget plan: base b, the slots that fit beside its
-   tape.  Returns 0 when not even one snapshot does. */
+   tape (or, with spill=DIR, that pay for their I/O).  Returns 0 when not
+   even one snapshot does. */
 static int plan_for_base(const CpjStrategy *st, int64_t n, int64_t b,
                          int64_t snapshot, int64_t per_step, CpjPlan *out)
 {
-    double tape = (double)(b < n ? b : n) * (double)per_step;
+    /* (with spill=DIR, where the rest of memory is small, the reverse
+       sweep's sensitivities count too: a double for each 16-byte slot of
+       the tape, vm/adsweep.c) */
+    double tape = (double)(b < n ? b : n) * (double)per_step
+                  * (st->spill != NULL ? 1.5 : 1.0);
     double room = (double)st->budget * HEAP_SHARE - tape;
     if (room < (double)snapshot)
         return 0;
     double fit = room / (double)snapshot;
-    *out = fixed_plan(n, b, fit >= (double)n ? n : (int64_t)fit);
-    out->peak_bytes = (int64_t)((double)out->slots * (double)snapshot
-                                + tape);
+    if (st->spill != NULL) {
+        *out = spill_plan(n, b, room, snapshot, per_step);
+        out->peak_bytes = (int64_t)((double)out->cache * (double)snapshot
+                                    + (double)(out->slots - out->cache)
+                                      * VL_CPJ_SPILLED_BYTES + tape);
+    } else {
+        *out = fixed_plan(n, b, fit >= (double)n ? n : (int64_t)fit);
+        out->peak_bytes = (int64_t)((double)out->slots * (double)snapshot
+                                    + tape);
+    }
     return 1;
 }
 
@@ -414,7 +484,8 @@ int vl_cpj_plan_budget(const CpjStrategy *st, int64_t n, int64_t snapshot,
         if (st->base == 0 && b > n)
             b = n > 0 ? n : 1;  /* the whole run is one base case */
         if (plan_for_base(st, n, b, snapshot, per_step, &p)) {
-            double cost = p.reexec + per_case * (double)units(p.base, n);
+            double cost = p.reexec + per_case * (double)units(p.base, n)
+                          + p.io;
             if (!found || cost < best) {
                 *out = p;
                 best = cost;
@@ -438,8 +509,20 @@ void vl_cpj_init(VladState *S)
     S->cpj->open_mark = -1;
 }
 
+/* The outermost run under spill=DIR has ended (or was abandoned): the
+   collector runs as before. */
+static void leave_tight(Cpj *c)
+{
+    if (c->tight) {
+        vl_gc_tight_leave();
+        c->tight = 0;
+    }
+}
+
 void vl_cpj_reset(VladState *S)
 {
+    vl_spill_reset(S);
+    leave_tight(S->cpj);
     S->cpj->live = 0;
     S->cpj->live_bytes = 0;
     S->cpj->outermost_open = 0;
@@ -668,13 +751,16 @@ static Value p_count_leaf(VladState *S, Value *args)
 {
     Cpj *c = S->cpj;
     int64_t n = vl_cpj_step_count(S, args[0]);
+    vl_cont_clear_above(S, args + 1);   /* what the last one left */
+    vl_cont_clear_dead(S, CLEAR_FRAMES);
     c->stats.base_cases++;
     c->stats.base_steps += n;
     if (S->nseg == 0 && c->outermost_open) {
         close_base_case(S);
         /* the snapshots held, with the data each reaches, and the
            working state (the start of this base case) */
-        c->open_live_bytes = c->live_bytes + c->live * c->snapshot_data
+        c->open_live_bytes = (vl_spill_on(S) ? vl_spill_cached_bytes(S)
+                              : c->live_bytes + c->live * c->snapshot_data)
                              + c->stats.plan_snapshot_bytes;
         c->open_mark = (int64_t)S->tape_bytes;
     }
@@ -742,7 +828,7 @@ static size_t kept_count(VladState *S, Value kept, int64_t *max_bytes,
         if (!IS_CKPT(u))
             continue;
         c++;
-        if (!AS_CKPT(u)->data_measured) {
+        if (!AS_CKPT(u)->data_measured && !AS_CKPT(u)->away) {
             AS_CKPT(u)->data_bytes = vl_cpj_snapshot_data_bytes(S, u);
             AS_CKPT(u)->data_measured = 1;
         }
@@ -835,7 +921,7 @@ static Value p_plan(VladState *S, Value *args)
     Cpj *c = S->cpj;
     const CpjStrategy *st = &c->strategy;
     int64_t n = vl_cpj_step_count(S, args[0]);
-    CpjPlan plan = {0, st->base, 0, 0};
+    CpjPlan plan = {0, st->base, 0, 0, 0, 0};
     int64_t snapshot = 0, per_step = 0, data = 0;
     int64_t kept_bytes = 0, kept_data = 0;
     size_t nkept = kept_count(S, args[2], &kept_bytes, &kept_data);
@@ -906,6 +992,14 @@ static Value p_plan(VladState *S, Value *args)
         x->plan_step_bytes = per_step;
         x->last_peak_bytes = 0;
         c->snapshot_data = data;
+        /* spill=DIR: the held states in memory are what the budget
+           leaves beside the tape of a base case */
+        vl_spill_config(S, st->spill, plan.cache * snapshot);
+        SpillCounts sc = vl_spill_counts(S);
+        c->spill_written_before = sc.bytes_written;
+        c->spill_read_before = sc.bytes_read;
+        x->plan_spill = st->spill != NULL;
+        x->last_spill_bytes_written = x->last_spill_bytes_read = 0;
         c->advanced_before = x->advanced_steps;
         c->open_mark = -1;
         c->outermost_open = 1;
@@ -931,6 +1025,22 @@ static Value p_split(VladState *S, Value *args)
 /* (%cpj-start f x): the state before (f x), a checkpoint with no frames. */
 static Value p_start(VladState *S, Value *args)
 {
+    /* an outermost run under spill=DIR: the collector runs once the part
+       of the budget that is not data has been allocated (vm/gc.h), not
+       every 4 MiB -- the heap stays close to what is live */
+    Cpj *c = S->cpj;
+    if (S->nseg == 0 && c->strategy.spill != NULL) {
+        /* its file is made now (a directory that will not do is an error
+           at once); until the plan, the first run's states all go there
+           but the newest */
+        vl_spill_config(S, c->strategy.spill, 0);
+        if (!c->tight && c->strategy.budget > 0) {
+            double share = (double)c->strategy.budget * TIGHT_SHARE;
+            vl_gc_tight_enter(share > TIGHT_MIN ? (size_t)share
+                                                : TIGHT_MIN);
+            c->tight = 1;
+        }
+    }
     if (!IS_PROC(args[0]))
         vl_except_runtime(S, VLAD_ERR_RUNTIME,
                           "checkpoint-*j: expected a procedure, got %s",
@@ -938,7 +1048,7 @@ static Value p_start(VladState *S, Value *args)
     Checkpoint *k = vl_gc_alloc(sizeof *k);
     k->callee = args[0];
     k->arg = args[1];
-    k->bytes = sizeof *k;
+    k->bytes = VL_SEG_CKPT_BYTES;
     return vl_obj(VT_CKPT, k);
 }
 
@@ -955,8 +1065,15 @@ static Value p_input(VladState *S, Value *args)
         close_base_case(S);
         c->stats.last_reexec_steps = c->stats.advanced_steps
                                      - c->advanced_before;
+        SpillCounts sc = vl_spill_counts(S);
+        c->stats.last_spill_bytes_written = sc.bytes_written
+                                            - c->spill_written_before;
+        c->stats.last_spill_bytes_read = sc.bytes_read
+                                         - c->spill_read_before;
+        leave_tight(c);
         c->outermost_open = 0;
     }
+    vl_seg_present(S, AS_CKPT(args[0]));
     return AS_CKPT(args[0])->arg;
 }
 
@@ -976,6 +1093,8 @@ static Value p_position(VladState *S, Value *args)
    checkpoint remembers whether it was counted, for %cpj-release. */
 static Value p_hold(VladState *S, Value *args)
 {
+    vl_cont_clear_above(S, args + 3);   /* what the advance left */
+    vl_cont_clear_dead(S, CLEAR_FRAMES);
     S->cpj->stats.advanced_steps += vl_cpj_step_count(S, args[1]);
     if (!IS_FALSE(args[2]))
         vl_cpj_count_held(S, args[0]);
@@ -995,6 +1114,19 @@ void vl_cpj_count_held(VladState *S, Value u)
         c->stats.peak_live_checkpoints = c->live;
     if (c->live_bytes > c->stats.peak_checkpoint_bytes)
         c->stats.peak_checkpoint_bytes = c->live_bytes;
+    /* spill=DIR: the states of the outermost run only.  A run inside
+       another's segment is part of the enclosing run's states, whose
+       walks (tapifying a state, zipping it with its cotangent) must meet
+       the same objects in every re-execution: a state of the inner run
+       brought back from a file is a copy, which would not be shared any
+       more with what the inner driver holds beside it. */
+    if (c->strategy.spill != NULL && S->nseg == 0) {
+        if (!vl_spill_on(S))    /* (vlad_set_checkpoint since the start) */
+            vl_spill_config(S, c->strategy.spill, 0);
+        vl_spill_held(S, k, (int64_t)k->bytes
+                            + (k->data_measured || k->data_bytes > 0
+                               ? k->data_bytes : c->snapshot_data));
+    }
 }
 
 void vl_cpj_count_released(VladState *S, Value u)
@@ -1006,12 +1138,20 @@ void vl_cpj_count_released(VladState *S, Value u)
         if (c->live_bytes < 0)
             c->live_bytes = 0;
     }
+    if (IS_CKPT(u)) {
+        AS_CKPT(u)->held = 0;   /* released once: counted once */
+        vl_spill_released(S, AS_CKPT(u));
+    }
 }
 
 /* (%cpj-release u k): the driver no longer needs u; returns k. */
 static Value p_release(VladState *S, Value *args)
 {
     vl_cpj_count_released(S, args[0]);
+    /* the driver's recursion has returned from the level that held it:
+       what its calls left above the stack's top goes (vm/cont.h) */
+    vl_cont_clear_above(S, args + 2);
+    vl_cont_clear_dead(S, CLEAR_FRAMES);
     return args[1];
 }
 

@@ -24,6 +24,7 @@
 #ifndef VL_CPJ_H
 #define VL_CPJ_H
 
+#include "vm/contseg.h"
 #include "vm/state.h"
 
 typedef enum CpjKind { CPJ_BISECTION, CPJ_BINOMIAL } CpjKind;
@@ -36,6 +37,8 @@ typedef struct CpjStrategy {
                                1000 (bisection, binomial with slots=S) */
     int64_t budget;         /* binomial without slots=: the bytes of live
                                snapshots plus the tape being swept */
+    const char *spill;      /* with a budget: the directory the snapshots
+                               beyond it go to (vm/spill.h); NULL: none */
 } CpjStrategy;
 
 typedef struct Cpj {
@@ -50,6 +53,9 @@ typedef struct Cpj {
     int64_t advanced_before;    /* stats.advanced_steps when it began */
     int outermost_open;         /* an outermost run is between its plan
                                    and its end */
+    int64_t spill_written_before, spill_read_before;  /* at its plan */
+    int tight;                  /* it asked the collector to run more often
+                                   (vl_gc_tight_enter: spill=DIR) */
     VladCpjStats stats;
 } Cpj;
 
@@ -79,7 +85,11 @@ VL_INTERNAL double vl_cpj_binomial_cost(int64_t t, int64_t s);
 typedef struct CpjPlan {
     int64_t slots, base;
     double reexec;              /* predicted re-executed steps */
-    int64_t peak_bytes;         /* predicted peak bytes */
+    int64_t peak_bytes;         /* predicted peak bytes (in memory) */
+    double io;                  /* spill=DIR: the predicted work of
+                                   writing and reading states, in steps */
+    int64_t cache;              /* spill=DIR: the held states kept in
+                                   memory (the others are in files) */
 } CpjPlan;
 VL_INTERNAL int vl_cpj_plan_budget(const CpjStrategy *st, int64_t n,
                                    int64_t snapshot, int64_t per_step,
@@ -87,6 +97,14 @@ VL_INTERNAL int vl_cpj_plan_budget(const CpjStrategy *st, int64_t n,
 /* The default strategy: binomial, planned from VL_CPJ_DEFAULT_BUDGET. */
 #define VL_CPJ_DEFAULT_BUDGET ((int64_t)32 << 20)
 VL_INTERNAL CpjStrategy vl_cpj_default(void);
+
+/* Under spill=DIR, what a held state costs in memory while it is in a
+   file: its Checkpoint, its record (vm/spill.c) and the driver's frame
+   that holds it (measured on the rotation benchmark: about 500 bytes) */
+#define VL_CPJ_SPILLED_BYTES 512
+/* ... and the held states it keeps in memory: the ones the driver is
+   about to use again */
+#define VL_CPJ_SPILL_CACHE 2
 
 /* The share of a budget a plan fills with data: the collector needs the
    rest (the heap holds garbage beside the live data until it collects:
@@ -154,35 +172,5 @@ VL_INTERNAL void vl_cpj_record_input(VladState *S, Value v);
 
 /* Install the driver's primitives (%cpj-...). */
 VL_INTERNAL void vl_cpj_install(VladState *S);
-
-/* The aux of the raw values that carry effect logs (VT_RAW; vm/cpj.c):
-   a recording log (a list of entries, newest first; NULL: empty) and a
-   finished one.  The driver passes them around as values; a saved
-   checkpoint writes them by this kind (vm/ckptsave.c). */
-#define VL_RAW_LOG_LIST 1u
-#define VL_RAW_LOG 2u
-
-/* The effect log while the first run records: a list, newest first. */
-typedef struct LogEntry {
-    int64_t pos;
-    Value value;
-    struct LogEntry *next;
-} LogEntry;
-
-/* Finished: sorted by position. */
-typedef struct Log {
-    size_t n;
-    int64_t *pos;
-    Value *values;
-} Log;
-
-/* A raw value of kind 'aux' with pointer p. */
-static inline Value vl_raw_ptr(uint32_t aux, const void *p)
-{
-    Value v = vl_raw(0);
-    v.aux = aux;
-    v.as.ptr = p;
-    return v;
-}
 
 #endif

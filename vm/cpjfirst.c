@@ -25,6 +25,8 @@
 #include "config.h"
 #include "vm/cpjfirst.h"
 
+#include <math.h>
+
 #include "vm/cpj.h"
 
 #include "vm/contseg.h"
@@ -166,7 +168,11 @@ static Value p_keep(VladState *S, Value *args)
         v[--i] = AS_PAIR(l)->car;
         bytes += kept_bytes(state_arg(S, v[i]));
     }
-    double room = (double)S->cpj->strategy.budget * VL_CPJ_HEAP_SHARE;
+    /* (under spill=DIR the states beyond the budget go to files: only
+       their number is bounded) */
+    double room = S->cpj->strategy.spill != NULL
+                  ? INFINITY
+                  : (double)S->cpj->strategy.budget * VL_CPJ_HEAP_SHARE;
     while (c > 0 && (c > KEEP_MAX || (double)bytes > room)) {
         if (k >= ((int64_t)1 << 52)) {
             /* the spacing cannot double any more (positions past any

@@ -136,6 +136,11 @@ static void detach_thread(void *unused)
 #define BIG_LIVE_BYTES ((size_t)24 << 20)
 #define FREE_SPACE_DIVISOR_BIG_MIN 2
 static int divisor_from_env;    /* GC_FREE_SPACE_DIVISOR was set */
+/* Evaluations that asked for collections more often than
+   MIN_BYTES_BETWEEN_COLLECTIONS (vl_gc_tight_enter), and the least
+   they asked for; under heap_lock. */
+static int tight_count;
+static size_t tight_min;
 static volatile int heap_limited;
 
 static void set_divisor(int limited)
@@ -439,6 +444,34 @@ void *vl_gc_realloc(void *p, size_t size)
 void *vl_gc_alloc_uncollectable(size_t size)
 {
     return GC_MALLOC_UNCOLLECTABLE(size);
+}
+
+void vl_gc_tight_enter(size_t min_bytes)
+{
+    pthread_mutex_lock(&heap_lock);
+    if (tight_count++ == 0 || min_bytes < tight_min) {
+        tight_min = min_bytes;
+        GC_set_min_bytes_allocd(min_bytes);
+    }
+    pthread_mutex_unlock(&heap_lock);
+}
+
+void vl_gc_tight_leave(void)
+{
+    pthread_mutex_lock(&heap_lock);
+    if (tight_count > 0 && --tight_count == 0)
+        GC_set_min_bytes_allocd(MIN_BYTES_BETWEEN_COLLECTIONS);
+    pthread_mutex_unlock(&heap_lock);
+}
+
+int vl_gc_weak_link(void **link, const void *obj)
+{
+    return GC_general_register_disappearing_link(link, obj) == GC_SUCCESS;
+}
+
+void vl_gc_weak_unlink(void **link)
+{
+    (void)GC_unregister_disappearing_link(link);
 }
 
 void vl_gc_free(void *p)

@@ -103,6 +103,22 @@ VL_INTERNAL void vl_gc_free(void *p);
    stack may be never. */
 VL_INTERNAL void vl_gc_free_pages(void *p, size_t size);
 
+/* An evaluation that holds to a small memory budget (checkpoint-*j with
+   spill=DIR, vm/cpj.c) asks for a collection every 'min_bytes' bytes
+   allocated instead of every 4 MiB (vm/gc.c), until it leaves; the heap
+   then stays closer to what is live, for more collections.  Counted
+   (the heap is the process's): the least asked for holds while any
+   evaluation is in. */
+VL_INTERNAL void vl_gc_tight_enter(size_t min_bytes);
+VL_INTERNAL void vl_gc_tight_leave(void);
+
+/* A weak link: *link (which must lie in memory the collector does not
+   scan: vl_gc_alloc_atomic) is set to NULL by the collection that finds
+   'obj' unreachable.  0 when the collector has no memory for it. */
+VL_INTERNAL int vl_gc_weak_link(void **link, const void *obj);
+/* Forget the link (before its memory is freed). */
+VL_INTERNAL void vl_gc_weak_unlink(void **link);
+
 /* Duplicate a C string into atomic GC memory. */
 VL_INTERNAL char *vl_gc_strdup(const char *s);
 VL_INTERNAL char *vl_gc_strndup(const char *s, size_t n);

@@ -98,6 +98,9 @@ enum {
    after CKPT_END returns it). */
 #define CTL_CKPT_CALL 3
 
+struct Checkpoint;                  /* vm/contseg.h */
+struct Spill;                       /* vm/spill.c */
+
 struct VladState {
     VlSymtab *syms;                 /* interned names */
 
@@ -210,6 +213,10 @@ struct VladState {
     const char *autosave_path;
     double autosave_every, autosave_next;
     const char *autosave_note;
+    /* brings a checkpoint's fields back from a spill file (vm/spill.c,
+       vm/contseg.h: vl_seg_present) */
+    void (*ckpt_back)(VladState *S, struct Checkpoint *k);
+    struct Spill *spill;            /* vm/spill.c; NULL: none yet */
     void *run_stack;                /* vm/toplevel.c: the texts being run
                                        (RunFrame), innermost last; NULL
                                        outside a program's evaluation */

@@ -39,6 +39,7 @@
 #include "vm/prims.h"
 #include "vm/print.h"
 #include "vm/ckptload.h"
+#include "vm/spill.h"
 #include "vm/unit.h"
 #include "vm/vm.h"
 
@@ -503,38 +504,12 @@ void vl_toplevel_clear_error(VladState *S)
     vl_except_record(S, VLAD_OK, "", NULL, 0, 0);
 }
 
-/* After a call, the continuation stack holds nothing live, but its slots
-   keep the values the call left there (results, registers of finished
-   frames), and Boehm scans the stack object whole: they would keep what
-   they point to (say, a long list just replaced by a definition) alive
-   until a later call happens to overwrite them.  Slots never written are
-   zero, so the part the call used ends before the first STACK_GAP zero
-   slots in a row; clearing up to there costs about what the call's own
-   frames did (a frame with more than STACK_GAP registers never written
-   hides the slots above it: they are left as they are, merely kept
-   alive longer). */
-#define STACK_GAP 64
-
-static void clear_used_stack(VladState *S)
-{
-    Value *s = S->stack;
-    size_t end = 0, zeros = 0;
-    for (size_t k = 0; k < S->stack_size && zeros < STACK_GAP; k++) {
-        if (s[k].tag != 0 || s[k].aux != 0 || s[k].as.i != 0) {
-            end = k + 1;
-            zeros = 0;
-        } else {
-            zeros++;
-        }
-    }
-    if (end > 0)
-        memset(s, 0, end * sizeof(Value));
-}
-
 /* Free a closed state (its output flushed first; a callback that calls
    into it meanwhile is refused: 'closing' is set). */
 static void destroy(VladState *S)
 {
+    vl_cpj_reset(S);
+    vl_spill_close(S);
     vl_state_flush(S);
     vl_gc_free(S);
 }
@@ -597,7 +572,10 @@ static VladStatus run_protected(VladState *S,
     } else if (S->protect == NULL && S->stack_size > VL_STACK_INITIAL) {
         vl_cont_release_stack(S);     /* its pages back to the system */
     } else if (S->protect == NULL) {
-        clear_used_stack(S);
+        /* nothing is live on the stack after a call, but its slots keep
+           what the call left there (a long list just replaced by a
+           definition, say) alive until overwritten (vm/cont.h) */
+        vl_cont_clear_above(S, S->stack);
     }
     vl_state_flush(S);
     if (--S->busy == 0 && S->closing) {
@@ -733,6 +711,7 @@ static void open_job(VladState *S, void *ud)
     S->syms = vl_symtab_new();
     vl_prims_install(S);
     vl_cpj_init(S);
+    vl_spill_init(S);
     vl_cpj_install(S);
     vl_cpj_install_first(S);
     vl_vm_init(S);

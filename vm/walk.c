@@ -301,12 +301,17 @@ static int copy_frame(void *ud, const ContRun *run, uint32_t f)
 static Value open_checkpoint(Walk *w, Todo *t, Value a, Value b)
 {
     Checkpoint *ka = AS_CKPT(a);
+    vl_seg_present(w->S, ka);               /* (spill=DIR) */
+    if (w->zip && IS_CKPT(b))
+        vl_seg_present(w->S, AS_CKPT(b));
     if (w->zip && (!IS_CKPT(b) || AS_CKPT(b)->finished != ka->finished
                    || AS_CKPT(b)->nframes != ka->nframes))
         mismatch(w, a, b);
     Checkpoint *kb = w->zip ? AS_CKPT(b) : ka;
     Checkpoint *nk = vl_gc_alloc(sizeof *nk);
     *nk = *ka;
+    nk->spill = NULL;                       /* a new one: not in a file */
+    nk->cache_bytes = 0;
     Value r = vl_obj(VT_CKPT, nk);
     memo_put(&w->memo, ka, kb, r);
     if (ka->finished) {

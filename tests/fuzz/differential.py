@@ -192,6 +192,17 @@ def make_program(rng, k, tame):
     return text
 
 
+def spill_spec(rng, outdir):
+    # spill=DIR with fixed slots (every held state but the newest goes to
+    # the file in outdir, and comes back when used), or under a budget
+    base = rng.choice([1, 2, 3, 5])
+    if rng.random() < 0.25:
+        return "binomial,budget=%s,base=%d,spill=%s" % (
+            rng.choice(["16k", "64k", "256k", "1M"]), base, outdir)
+    slots = rng.choice([3, 4, 8, 16])
+    return "binomial,slots=%d,base=%d,spill=%s" % (slots, base, outdir)
+
+
 def random_spec(rng):
     kind = rng.choice(["bisection", "binomial", "binomial", "default"])
     base = rng.choice([1, 1, 2, 3, 5, 10, 50])
@@ -293,15 +304,24 @@ def run_batch(args, programs, spec, first):
     for j, text in enumerate(programs):
         k = first + j
         src.append(text)
-        src.append("(define p%d-m (write-real %d))\n(*j p%d-f p%d-x p%d-ybar)\n"
-                   % (k, marker(k, 0), k, k, k))
+        f = "p%d-f" % k
+        if args.repeat > 1:
+            # f computed 'repeat' times, the last value returned: the same
+            # derivative from a run that many times as long
+            src.append("(define (p%d-g x)\n  (let loop ((i 1) (y (%s x)))\n"
+                       "    (if (= i %d) y (loop (+ i 1) (%s x)))))\n"
+                       % (k, f, args.repeat, f))
+            f = "p%d-g" % k
+        src.append("(define p%d-m (write-real %d))\n(*j %s p%d-x p%d-ybar)\n"
+                   % (k, marker(k, 0), f, k, k))
         src.append("(define p%d-n (write-real %d))\n"
-                   "(checkpoint-*j p%d-f p%d-x p%d-ybar)\n"
-                   % (k, marker(k, 1), k, k, k))
+                   "(checkpoint-*j %s p%d-x p%d-ybar)\n"
+                   % (k, marker(k, 1), f, k, k))
     path = os.path.join(args.outdir, "differential-batch-%d.vlad" % first)
     with open(path, "w") as f:
         f.write("".join(src))
-    cmd = [args.vlad, "--step-limit", "20000000"]
+    cmd = [args.vlad, "--step-limit",
+           str(20000000 * args.repeat * (4 if args.spill else 1))]
     if spec:
         cmd.append("--checkpoint=" + spec)
     cmd.append(path)
@@ -353,6 +373,12 @@ def main():
                     help="keep the batch files")
     ap.add_argument("--finite-only", action="store_true",
                     help="avoid log, sqrt, /, expt and exp (no infinities)")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="differentiate f computed this many times (a "
+                    "longer run: more segments, more held states)")
+    ap.add_argument("--spill", action="store_true",
+                    help="every batch under a small budget with spill=DIR "
+                    "(DIR: the output directory)")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
     if not args.vlad or not os.access(args.vlad, os.X_OK):
@@ -365,7 +391,8 @@ def main():
     k = 0
     while k < args.programs:
         count = min(args.batch, args.programs - k)
-        spec = random_spec(rng)
+        spec = spill_spec(rng, os.path.abspath(args.outdir)) \
+            if args.spill else random_spec(rng)
         programs = [make_program(rng, k + j, args.finite_only)
                     for j in range(count)]
         p, path = run_batch(args, programs, spec, k)

@@ -47,7 +47,7 @@ endif
 ## plain VLAD (regress/NAME.vlad, expected files showing the correct
 ## behaviour; listed in XFAIL_TESTS while the finding is open: an XPASS,
 ## i.e. a fix, fails make check until the line is removed).
-TESTS += %reldir%/run-differential.sh
+TESTS += %reldir%/run-differential.sh %reldir%/run-differential-spill.sh
 VLAD_GOLDEN_TESTS += \
 	%reldir%/regress/f3-nested-nonfinite.vlad \
 	%reldir%/regress/f7-cpj-negative-interval.vlad \
@@ -65,6 +65,7 @@ EXTRA_DIST += \
 	%reldir%/smoke.sh \
 	%reldir%/update-seeds.sh \
 	%reldir%/run-differential.sh \
+	%reldir%/run-differential-spill.sh \
 	%reldir%/differential.py \
 	%reldir%/fuzz-read.c \
 	%reldir%/fuzz-eval.c \

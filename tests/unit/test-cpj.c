@@ -170,6 +170,71 @@ static int check_choose_kept(void)
     return bad;
 }
 
+/* Plans under spill=DIR: what stays in memory (the cached snapshots,
+   VL_CPJ_SPILLED_BYTES for each state in a file, the tape) fits the
+   budget's data share; the slots are at least the cache and at most the
+   units; the predicted re-execution is the binomial cost of those slots;
+   and no plan re-executes more than the in-memory plan of its base would
+   (the slots in files only add to those in memory). */
+static int check_spill_plans(void)
+{
+    const int64_t budgets[] = {1024, 10000, 1 << 20, 8 << 20, 64 << 20};
+    const int64_t snaps[] = {100, 5000, 40000, 1 << 20};
+    const int64_t steps[] = {1, 30, 90, 1000};
+    const int64_t ns[] = {1, 2, 1000, 123457, 35000000, 1000000000000LL};
+    int bad = 0, planned = 0, spilling = 0;
+    for (size_t a = 0; a < sizeof snaps / sizeof snaps[0]; a++)
+        for (size_t b = 0; b < sizeof steps / sizeof steps[0]; b++)
+            for (size_t c = 0; c < sizeof ns / sizeof ns[0]; c++)
+                for (size_t d = 0; d < sizeof budgets / sizeof budgets[0];
+                     d++) {
+                    CpjStrategy st = {CPJ_BINOMIAL, 0, 0, budgets[d],
+                                      "/tmp"};
+                    CpjStrategy mem = st;
+                    mem.spill = NULL;
+                    CpjPlan p, q;
+                    int64_t min, min2, n = ns[c];
+                    int ok = vl_cpj_plan_budget(&st, n, snaps[a], steps[b],
+                                                &p, &min);
+                    if (ok != vl_cpj_plan_budget(&mem, n, snaps[a],
+                                                 steps[b], &q, &min2)
+                        || min != min2) {
+                        bad++;      /* the same minimum either way */
+                        continue;
+                    }
+                    if (!ok)
+                        continue;
+                    planned++;
+                    int64_t t = (n + p.base - 1) / p.base;
+                    int64_t used = p.base < n ? p.base : n;
+                    double held = (double)p.cache * (double)snaps[a]
+                                  + (double)(p.slots - p.cache)
+                                    * VL_CPJ_SPILLED_BYTES
+                                  + (double)used * (double)steps[b];
+                    spilling += p.slots > p.cache;
+                    if (p.cache < 1 || p.cache > VL_CPJ_SPILL_CACHE
+                        || p.slots < p.cache || p.slots > (t > 0 ? t : 1)
+                        || held > (double)budgets[d] * 2.0 / 3.0 + 1
+                        || p.peak_bytes > budgets[d] || p.io < 0
+                        || p.reexec != (double)p.base
+                                       * vl_cpj_binomial_cost(t, p.slots)) {
+                        if (bad++ < 5)
+                            printf("spill plan n=%lld budget=%lld "
+                                   "snapshot=%lld step=%lld: slots %lld "
+                                   "cache %lld base %lld reexec %g peak "
+                                   "%lld\n", (long long)n,
+                                   (long long)budgets[d],
+                                   (long long)snaps[a], (long long)steps[b],
+                                   (long long)p.slots, (long long)p.cache,
+                                   (long long)p.base, p.reexec,
+                                   (long long)p.peak_bytes);
+                    }
+                }
+    if (planned == 0 || spilling == 0)
+        bad++;
+    return bad;
+}
+
 int main(void)
 {
     optimum();
@@ -234,7 +299,7 @@ int main(void)
                 double last = -1;
                 for (size_t d = 0; d < sizeof budgets / sizeof budgets[0];
                      d++) {
-                    CpjStrategy st = {CPJ_BINOMIAL, 0, 0, budgets[d]};
+                    CpjStrategy st = {CPJ_BINOMIAL, 0, 0, budgets[d], NULL};
                     CpjPlan p;
                     int64_t min;
                     int64_t n = ns[c];
@@ -275,7 +340,7 @@ int main(void)
     CHECK(bad == 0);
     CHECK(refused > 0 && planned > 0);
     /* a given base is kept */
-    CpjStrategy fixed = {CPJ_BINOMIAL, 0, 77, 1 << 20};
+    CpjStrategy fixed = {CPJ_BINOMIAL, 0, 77, 1 << 20, NULL};
     CpjPlan p;
     int64_t min;
     CHECK(vl_cpj_plan_budget(&fixed, 100000, 1000, 10, &p, &min));
@@ -283,5 +348,6 @@ int main(void)
     CHECK(!vl_cpj_plan_budget(&fixed, 100000, 1 << 20, 10, &p, &min));
     CHECK(min == (int64_t)ceil(((1 << 20) + 770) / (2.0 / 3.0)));
     CHECK(check_choose_kept() == 0);
+    CHECK(check_spill_plans() == 0);
     return CHECK_DONE();
 }
