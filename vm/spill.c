@@ -281,6 +281,15 @@ void vl_spill_config(VladState *S, const char *dir, int64_t allowance)
     }
     if (sp->files == NULL || strcmp(sp->files->dir, dir) != 0) {
         SpillFile *f = open_file(S, dir);
+        /* the files of earlier directories that hold no copy: closed */
+        for (SpillFile **p = &sp->files; *p != NULL;) {
+            if ((*p)->copies == 0) {
+                (void)close((*p)->fd);
+                *p = (*p)->next;
+            } else {
+                p = &(*p)->next;
+            }
+        }
         f->next = sp->files;
         sp->files = f;
     }

@@ -10,7 +10,8 @@
  * to a buffer -- the states it holds in
  * the spill file come back to be saved -- and resumed in a fresh state,
  * and resumed in its own state twice; a state closed while states of it
- * are in its file; a directory that cannot be used.
+ * are in its file; the directory changed between runs again and again
+ * (the files of the old ones closed); a directory that cannot be used.
  */
 #define _DEFAULT_SOURCE 1
 #define _XOPEN_SOURCE 700
@@ -202,6 +203,52 @@ static void midway(void)
     CHECK(dir_empty());
 }
 
+/* ===== spilling to one directory, then another, again and again ===== */
+
+static int open_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    if (d == NULL)
+        return -1;
+    int n = 0;
+    while (readdir(d) != NULL)
+        n++;
+    closedir(d);
+    return n;
+}
+
+static void switching(void)
+{
+    char dir2[] = "/tmp/vlad-spill-test2-XXXXXX";
+    if (mkdtemp(dir2) == NULL) {
+        CHECK(0);
+        return;
+    }
+    char spec2[256];
+    snprintf(spec2, sizeof spec2, "binomial,budget=24k,spill=%s", dir2);
+    VladState *S = fresh();
+    CHECK(S != NULL);
+    if (S != NULL) {
+        char a[4096];
+        CHECK(result(S, "checkpoint-*j", 0.5, a, sizeof a));
+        int before = open_fds();
+        for (int i = 0; i < 40; i++) {
+            CHECK_STATUS(S, vlad_set_checkpoint(S, i % 2 ? spec : spec2),
+                         VLAD_OK);
+            char b[4096];
+            CHECK(result(S, "checkpoint-*j", 0.5, b, sizeof b));
+            CHECK_STR(b, a);
+            vlad_collect(S);
+        }
+        /* the files of directories no longer used are closed once they
+           hold nothing: a few at most stay open */
+        CHECK(open_fds() <= before + 3);
+        vlad_close(S);
+    }
+    CHECK(open_fds() >= 0);
+    rmdir(dir2);
+}
+
 /* ===== a directory that will not do ===== */
 
 static void bad_dir(void)
@@ -234,6 +281,7 @@ int main(void)
     snprintf(spec, sizeof spec, "binomial,budget=24k,spill=%s", dir);
     threads();
     midway();
+    switching();
     bad_dir();
     rmdir(dir);
     return CHECK_DONE();
