@@ -65,6 +65,21 @@ void vl_output_skip(uint64_t bytes)
     skipping = bytes;
 }
 
+/* Flush stdio's stdout, again after a signal interrupted it (a resize of
+   the terminal in the REPL: SIGWINCH): 1, or 0 with the failure kept. */
+static int flush_stdout(void)
+{
+    while (fflush(stdout) != 0) {
+        if (errno == EINTR && !vl_signals_caught()) {
+            clearerr(stdout);
+            continue;
+        }
+        fail(errno);
+        return 0;
+    }
+    return 1;
+}
+
 void vl_output_write(const char *text, size_t len)
 {
     if (write_errno != 0)
@@ -75,10 +90,8 @@ void vl_output_write(const char *text, size_t len)
         text += drop;
         len -= drop;
     }
-    if (fflush(stdout) != 0) {
-        fail(errno);
+    if (!flush_stdout())
         return;
-    }
     while (len > 0) {
         ssize_t r = write(STDOUT_FILENO, text, len);
         if (r < 0 && errno == EINTR && !vl_signals_caught())
@@ -101,8 +114,12 @@ int vl_output_error(void)
 
 int vl_output_finish(void)
 {
-    if (fflush(stdout) != 0 || ferror(stdout))
-        fail(errno);
+    /* stdout's error flag may come from a write a signal interrupted
+       (readline redrawing the line on SIGWINCH): what such a write left
+       is still in the buffer, and the flush says whether it goes */
+    if (ferror(stdout))
+        clearerr(stdout);
+    (void)flush_stdout();
     if (write_errno == 0)
         return 0;
     if (!reported)
