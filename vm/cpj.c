@@ -47,6 +47,17 @@
    %cpj-count-leaf clear (vm/cont.h): those of the level that calls them
    and of the level under it */
 #define CLEAR_FRAMES 6
+
+/* What the driver's primitives clear each time (vm/cont.h): the stack
+   slots above their arguments ('from') that earlier calls left, and the
+   dead registers of the driver's frames under them -- else a deep
+   recursion of the driver keeps alive the states and cotangents of the
+   levels it has finished with. */
+static void clear_stale(VladState *S, Value *from)
+{
+    vl_cont_clear_above(S, from);
+    vl_cont_clear_dead(S, CLEAR_FRAMES);
+}
 /* Under spill=DIR with a budget, a collection each time this share of
    the budget has been allocated (half of what the plan leaves the
    collector: the heap is live data, plus that much), and at least
@@ -751,8 +762,7 @@ static Value p_count_leaf(VladState *S, Value *args)
 {
     Cpj *c = S->cpj;
     int64_t n = vl_cpj_step_count(S, args[0]);
-    vl_cont_clear_above(S, args + 1);   /* what the last one left */
-    vl_cont_clear_dead(S, CLEAR_FRAMES);
+    clear_stale(S, args + 1);           /* what the last one left */
     c->stats.base_cases++;
     c->stats.base_steps += n;
     if (S->nseg == 0 && c->outermost_open) {
@@ -1093,8 +1103,7 @@ static Value p_position(VladState *S, Value *args)
    checkpoint remembers whether it was counted, for %cpj-release. */
 static Value p_hold(VladState *S, Value *args)
 {
-    vl_cont_clear_above(S, args + 3);   /* what the advance left */
-    vl_cont_clear_dead(S, CLEAR_FRAMES);
+    clear_stale(S, args + 3);           /* what the advance left */
     S->cpj->stats.advanced_steps += vl_cpj_step_count(S, args[1]);
     if (!IS_FALSE(args[2]))
         vl_cpj_count_held(S, args[0]);
@@ -1148,10 +1157,8 @@ void vl_cpj_count_released(VladState *S, Value u)
 static Value p_release(VladState *S, Value *args)
 {
     vl_cpj_count_released(S, args[0]);
-    /* the driver's recursion has returned from the level that held it:
-       what its calls left above the stack's top goes (vm/cont.h) */
-    vl_cont_clear_above(S, args + 2);
-    vl_cont_clear_dead(S, CLEAR_FRAMES);
+    /* the driver's recursion has returned from the level that held it */
+    clear_stale(S, args + 2);
     return args[1];
 }
 
