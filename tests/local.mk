@@ -158,6 +158,7 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/cpj/corpus-prelude-hof.vlad \
 	%reldir%/cpj/corpus-primitives.vlad \
 	%reldir%/cpj/corpus-read-real.vlad \
+	%reldir%/cpj/corpus-redefine.vlad \
 	%reldir%/cpj/corpus-reverse-inside.vlad \
 	%reldir%/cpj/corpus-special-values.vlad \
 	%reldir%/cpj/corpus-structured-output.vlad \
@@ -183,6 +184,7 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/cpj/count-vector.vlad \
 	%reldir%/cpj/count-online.vlad \
 	%reldir%/cpj/count-online-effects.vlad \
+	%reldir%/cpj/redefine-other-code.vlad \
 	%reldir%/cpj/slots-one.vlad \
 	%reldir%/errors/apply-boolean.vlad \
 	%reldir%/errors/apply-list.vlad \
@@ -447,6 +449,7 @@ VLAD_UNIT_TESTS = \
 	%reldir%/unit/test-gc-managed \
 	%reldir%/unit/test-math1 \
 	%reldir%/unit/test-math2 \
+	%reldir%/unit/test-same-code \
 	%reldir%/unit/test-cpj-interface
 
 ## Files the unit tests include (e.g. a tests/unit/check.h harness):

@@ -21,8 +21,10 @@ double vl_value_primal(Value v)
 }
 
 /* Depth first, car before cdr, with the cdrs still to compare on an
-   explicit stack (a few on the C stack, then in GC memory): any depth. */
-int vl_value_equal(Value a, Value b)
+   explicit stack (a few on the C stack, then in GC memory): any depth.
+   Reals by value, or bit for bit when 'bits' (constants of code:
+   0 and -0, two NaNs told apart). */
+static int equal(Value a, Value b, int bits)
 {
     Value local[2 * 16];
     Value *todo = local;
@@ -30,7 +32,8 @@ int vl_value_equal(Value a, Value b)
     for (;;) {
         int same;
         if (IS_REAL(a) && IS_REAL(b)) {
-            same = vl_value_primal(a) == vl_value_primal(b);
+            double x = vl_value_primal(a), y = vl_value_primal(b);
+            same = bits ? memcmp(&x, &y, sizeof x) == 0 : x == y;
         } else if (a.tag != b.tag) {
             same = 0;
         } else if (a.tag == VT_PAIR) {
@@ -63,6 +66,77 @@ int vl_value_equal(Value a, Value b)
         a = todo[2 * n];
         b = todo[2 * n + 1];
     }
+}
+
+int vl_value_equal(Value a, Value b)
+{
+    return equal(a, b, 0);
+}
+
+/* The code of one prototype, without its children: what it executes and
+   the frames it makes (positions, names and the patterns of messages
+   aside). */
+static int same_own_code(const Proto *a, const Proto *b)
+{
+    if (a->kind != b->kind || a->prelude != b->prelude
+        || a->ncode != b->ncode || a->nconsts != b->nconsts
+        || a->nchildren != b->nchildren || a->nmatches != b->nmatches
+        || a->nregs != b->nregs || a->nparams != b->nparams
+        || a->nfree != b->nfree || a->ctlreg != b->ctlreg)
+        return 0;
+    if (memcmp(a->code, b->code, a->ncode * sizeof *a->code) != 0
+        || memcmp(a->liveat, b->liveat, (a->ncode + 1) * sizeof *a->liveat)
+               != 0
+        || memcmp(a->liveruns, b->liveruns,
+                  a->liveat[a->ncode] * sizeof *a->liveruns) != 0
+        || memcmp(a->captures, b->captures, a->nfree * sizeof *a->captures)
+               != 0)
+        return 0;
+    for (uint32_t k = 0; k < a->nconsts; k++)
+        if (!equal(a->consts[k], b->consts[k], 1))
+            return 0;
+    return 1;
+}
+
+int vl_proto_same_code(const Proto *a, const Proto *b)
+{
+    if (a == b || a->twin == b || b->twin == a)
+        return 1;
+    if (a->top == NULL || b->top == NULL || a->top == b->top)
+        return 0;
+    /* the two forms' prototypes in the same order, pairwise, as an
+       explicit list of pairs (lambdas nest as deep as the text does):
+       all the same code, and a and b in the same place */
+    const Proto *local[2 * 16];
+    const Proto **todo = local;
+    size_t n = 0, cap = 16;
+    const Proto *x = a->top, *y = b->top;
+    int placed = 0;
+    for (;;) {
+        if (!same_own_code(x, y))
+            return 0;
+        if (x == a || y == b) {
+            if (x != a || y != b)
+                return 0;
+            placed = 1;
+        }
+        for (uint32_t k = x->nchildren; k-- > 0;) {
+            todo = vl_gc_grow(todo, n, &cap, 2 * sizeof *todo);
+            todo[2 * n] = x->children[k];
+            todo[2 * n + 1] = y->children[k];
+            n++;
+        }
+        if (n == 0)
+            break;
+        n--;
+        x = todo[2 * n];
+        y = todo[2 * n + 1];
+    }
+    if (placed) {               /* (a cache: the answer never changes) */
+        ((Proto *)a)->twin = b;
+        ((Proto *)b)->twin = a;
+    }
+    return placed;
 }
 
 const char *vl_value_kind(Value v)

@@ -157,6 +157,9 @@ typedef struct Proto {
     uint8_t prelude;        /* compiled in the prelude's environment */
     const struct VlUnit *unit; /* the top-level form it was compiled from
                                (vm/unit.h); NULL: a control prototype */
+    const struct Proto *top;/* the prototype of that form (vl_unit_end) */
+    const struct Proto *twin;/* the last prototype vl_proto_same_code
+                               found to have the same code (a cache) */
 } Proto;
 
 typedef struct Closure {
@@ -305,6 +308,16 @@ static inline double vl_tape_primal(Value v)
 /* equal? on constants in patterns: reals by primal value, booleans, the
    empty list, pairs structurally (iterative along cdrs). */
 VL_INTERNAL int vl_value_equal(Value a, Value b);
+
+/* Whether two prototypes have the same code: the same one, or the
+   prototypes at the same place of two top-level forms compiled to the
+   same code (a global redefined by the very text it had, a checkpoint
+   file loaded twice: every prototype of the two forms executes the same
+   instructions on the same constants and makes the same frames).  A
+   value made by one and a cotangent made by the other then zip
+   (vm/walk.c).  Two lambda expressions written alike in one form are two
+   codes. */
+VL_INTERNAL int vl_proto_same_code(const Proto *a, const Proto *b);
 
 /* The primal double of a real (plain, dual or tape node). */
 VL_INTERNAL double vl_value_primal(Value v);

@@ -26,6 +26,10 @@ VlUnit *vl_unit_begin(VladState *S, const char *text, size_t len,
 void vl_unit_end(VladState *S, VlUnit *u, Proto *top)
 {
     u->top = top;
+    uint32_t n;
+    Proto *const *all = vl_unit_protos(u, &n);
+    for (uint32_t k = 0; k < n; k++)
+        all[k]->top = top;
     u->rebound = S->compile_forced != NULL ? *S->compile_forced
                                            : S->compile_rebound;
     S->compile_unit = NULL;

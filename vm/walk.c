@@ -152,6 +152,24 @@ static VL_NORETURN void mismatch(Walk *w, Value a, Value b)
                       vl_print_to_string(S, w->whole_a, 120));
 }
 
+/* A closure or frame of the value (a) and one of the cotangent (b) whose
+   code differs.  When both are the procedure of one name, that is most
+   often a procedure redefined while a computation that runs it was
+   suspended (doc/repl.md, fix and continue): a computation that zips the
+   old one's frames with the new one's cannot mix them, and says so. */
+static VL_NORETURN void code_mismatch(Walk *w, Value a, Value b,
+                                      const Proto *pa, const Proto *pb)
+{
+    if (pa->name == NULL || pb->name == NULL || strcmp(pa->name, pb->name))
+        mismatch(w, a, b);
+    vl_except_runtime(w->S, VLAD_ERR_RUNTIME,
+                      "%s: the %s does not have the shape of the value: "
+                      "the value holds %s where the %s holds a %s of other "
+                      "code (was a definition changed while a computation "
+                      "that runs it was suspended?)", w->who, w->what,
+                      pa->name, w->what, pb->name);
+}
+
 /* One pending visit: walk a (and b in a zip) and store the result in
    'dest' (a Value slot, or with 'closure' set a Closure * slot of a
    captured frame). */
@@ -220,8 +238,10 @@ static void store(const Item *it, Value v)
 static Value open_closure(Walk *w, Todo *t, Value a, Value b)
 {
     Closure *ca = AS_CLOSURE(a);
-    if (w->zip && (!IS_CLOSURE(b) || AS_CLOSURE(b)->proto != ca->proto))
+    if (w->zip && !IS_CLOSURE(b))
         mismatch(w, a, b);
+    if (w->zip && !vl_proto_same_code(AS_CLOSURE(b)->proto, ca->proto))
+        code_mismatch(w, a, b, ca->proto, AS_CLOSURE(b)->proto);
     Closure *cb = w->zip ? AS_CLOSURE(b) : ca;
     uint16_t n = ca->proto->nfree;
     Closure *nc = vl_gc_alloc(sizeof(Closure) + n * sizeof(Value));
@@ -275,8 +295,10 @@ static int copy_frame(void *ud, const ContRun *run, uint32_t f)
     if (cp->fb != NULL) {
         fb = &cp->fb->runs[k]->frames[cp->fb->index[k]];
         vb = cp->fb->runs[k]->values + fb->first;
-        if (fb->closure->proto != fa->closure->proto
-            || fb->ret_pc != fa->ret_pc)
+        if (!vl_proto_same_code(fb->closure->proto, fa->closure->proto))
+            code_mismatch(cp->w, cp->a, cp->b, fa->closure->proto,
+                          fb->closure->proto);
+        if (fb->ret_pc != fa->ret_pc)
             mismatch(cp->w, cp->a, cp->b);
     }
     cp->vend -= fa->nlive;
