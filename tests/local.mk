@@ -94,6 +94,7 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/checkpoint/context-script.vlad \
 	%reldir%/checkpoint/context-stdin.vlad \
 	%reldir%/checkpoint/corpus-closures.vlad \
+	%reldir%/checkpoint/corpus-cpj.vlad \
 	%reldir%/checkpoint/reference-binomial-1-20.vlad \
 	%reldir%/checkpoint/reference-binomial-10-3.vlad \
 	%reldir%/checkpoint/reference-binomial-2-5.vlad \
@@ -133,6 +134,7 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/cpj/bad-spec-option.vlad \
 	%reldir%/cpj/bad-spec-slots-word.vlad \
 	%reldir%/cpj/bad-spec-slots-zero.vlad \
+	%reldir%/cpj/bad-spec-steps.vlad \
 	%reldir%/cpj/bad-spec-unknown.vlad \
 	%reldir%/cpj/corpus-checkpoint-values.vlad \
 	%reldir%/cpj/corpus-closure-in-out.vlad \
@@ -186,6 +188,11 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/cpj/count-online-effects.vlad \
 	%reldir%/cpj/redefine-other-code.vlad \
 	%reldir%/cpj/slots-one.vlad \
+	%reldir%/cpj/steps-bisection.vlad \
+	%reldir%/cpj/steps-budget.vlad \
+	%reldir%/cpj/steps-default.vlad \
+	%reldir%/cpj/steps-slots.vlad \
+	%reldir%/cpj/steps-spill.vlad \
 	%reldir%/errors/apply-boolean.vlad \
 	%reldir%/errors/apply-list.vlad \
 	%reldir%/errors/arith-list-operand.vlad \
@@ -427,6 +434,7 @@ VLAD_TEST_FILES = \
 	%reldir%/checkpoint/context-programs.vlad \
 	%reldir%/checkpoint/harness.vlad \
 	%reldir%/cpj/check.vlad \
+	%reldir%/cpj/steps-lib.vlad \
 	%reldir%/errors/inc/cycle-a.vlad \
 	%reldir%/errors/inc/cycle-b.vlad \
 	%reldir%/errors/inc/runtime-error.vlad \
@@ -641,6 +649,7 @@ VLAD_API_TESTS = \
 	%reldir%/api/test-api-include \
 	%reldir%/api/test-api-io \
 	%reldir%/api/test-api-progress \
+	%reldir%/api/test-api-cpj-suspend \
 	%reldir%/api/test-api-persist \
 	%reldir%/api/test-api-forged \
 	%reldir%/api/test-api-spill
@@ -743,6 +752,10 @@ VLAD_API_LINK = -no-install
 %canon_reldir%_api_test_api_forged_CPPFLAGS = $(VLAD_API_INCLUDES)
 %canon_reldir%_api_test_api_forged_LDADD = $(VLAD_API_LINKLIBS)
 %canon_reldir%_api_test_api_forged_LDFLAGS = $(VLAD_API_LINK)
+%canon_reldir%_api_test_api_cpj_suspend_SOURCES = %reldir%/api/test-api-cpj-suspend.c %reldir%/api/apitest.h
+%canon_reldir%_api_test_api_cpj_suspend_CPPFLAGS = $(VLAD_API_INCLUDES)
+%canon_reldir%_api_test_api_cpj_suspend_LDADD = $(VLAD_API_LINKLIBS)
+%canon_reldir%_api_test_api_cpj_suspend_LDFLAGS = $(VLAD_API_LINK)
 
 ## Saved checkpoints across processes (issue 23): persist-helper saves
 ## the split checkpoints of random programs in one process and resumes

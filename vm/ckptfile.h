@@ -185,6 +185,9 @@ static inline int vl_ckpt_role(const VladState *S, const Proto *p, int r)
     switch (p->kind) {
     case PK_CHECKPOINT: case PK_PRIMOPS:
         return r == p->ctlreg ? ROLE_INT : ROLE_DATA;
+    case PK_HIDE:       /* the strategy, ctlreg + 2, is data */
+        return r == p->ctlreg || r == p->ctlreg + 1 || r == p->ctlreg + 3
+               ? ROLE_INT : ROLE_DATA;
     case PK_SEGMENT:
         if (r == p->ctlreg)
             return ROLE_INT;

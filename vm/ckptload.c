@@ -383,7 +383,7 @@ static void read_closure(Dec *d, int local)
             bad(d, "a record of unknown kind %u", R_LCLOSURE);
         p = (Proto *)ext_at(d).as.ptr;
     } else if (unit == 0) {
-        uint64_t ctl = vl_ckpt_get_max(&d->in, CTL_UNDERFLOW,
+        uint64_t ctl = vl_ckpt_get_max(&d->in, CTL_HIDE,
                                        "a control procedure");
         if (ctl == CTL_ENTRY || ctl == CTL_UNDERFLOW)
             bad(d, "a closure of internal procedure %llu",

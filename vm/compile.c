@@ -1113,6 +1113,15 @@ static void use_def(const Proto *p, const Instr *i, RegList *use,
         add_reg(use, i->a); add_reg(use, i->b); add_reg(use, i->b - 1);
         add_reg(def, i->a);
         break;
+    case OP_HIDE_BEGIN:
+        for (int r = i->a; r <= i->a + 3; r++)
+            add_reg(def, r);
+        break;
+    case OP_HIDE_END:   /* (the strategy R[b+2] is read by vm/cpj.c) */
+        add_reg(use, i->a);
+        for (int r = i->b; r <= i->b + 3; r++)
+            add_reg(use, r);
+        break;
     case OP_CKPT_END: case OP_PRIMOPS_END:
         add_reg(use, i->a); add_reg(use, i->b); add_reg(def, i->a);
         break;

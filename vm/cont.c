@@ -207,6 +207,10 @@ static Value capture_value(VladState *S, const Proto *p, const Value *caller,
     else if (r == p->ctlreg && (p->kind == PK_PRIMOPS
                                 || p->kind == PK_SEGMENT))
         v = vl_raw(now - v.as.i);       /* steps so far */
+    else if (r == p->ctlreg && p->kind == PK_HIDE)
+        /* the steps counted so far (vm/vm.c, count_first_run) */
+        v = vl_raw(caller[r + 1].as.i > 0 ? caller[r + 1].as.i - 1
+                                          : now - v.as.i);
     return v;
 }
 

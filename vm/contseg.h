@@ -110,7 +110,7 @@ static inline int vl_seg_delimiter(const VladState *S, const Proto *p)
 {
     switch (p->kind) {
     case PK_CHECKPOINT: case PK_PRIMOPS: case PK_JSTAR: case PK_STARJ:
-    case PK_SEGMENT:
+    case PK_SEGMENT: case PK_HIDE:
         return 1;
     default:
         return p == S->control[CTL_ENTRY];

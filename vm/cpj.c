@@ -26,6 +26,7 @@
 #include <strings.h>
 #include "vm/ad.h"
 #include "vm/cont.h"
+#include "vm/delim.h"
 #include "vm/except.h"
 #include "vm/object.h"
 #include "vm/print.h"
@@ -87,7 +88,7 @@ const char *vl_cpj_strategy_name(int i)
 
 CpjStrategy vl_cpj_default(void)
 {
-    CpjStrategy s = {CPJ_BINOMIAL, 0, 0, VL_CPJ_DEFAULT_BUDGET, NULL};
+    CpjStrategy s = {CPJ_BINOMIAL, 0, 0, VL_CPJ_DEFAULT_BUDGET, NULL, 0};
     return s;
 }
 
@@ -184,6 +185,18 @@ int vl_cpj_parse(const char *spec, CpjStrategy *out, char *err,
             }
             s.budget = v;
             have_budget = 1;
+        } else if (klen == 5 && strncasecmp(p, "steps", 5) == 0) {
+            if (eq != NULL && len - klen - 1 == 3
+                && strncasecmp(eq + 1, "all", 3) == 0) {
+                s.all_steps = 1;
+            } else if (eq != NULL && len - klen - 1 == 5
+                       && strncasecmp(eq + 1, "first", 5) == 0) {
+                s.all_steps = 0;
+            } else {
+                snprintf(err, errlen, "checkpoint strategy '%s': steps "
+                         "must be 'first' or 'all'", spec);
+                return 0;
+            }
         } else if (klen == 5 && strncasecmp(p, "spill", 5) == 0
                    && strategies[which].budget) {
             if (eq == NULL || len == klen + 1) {
@@ -196,9 +209,9 @@ int vl_cpj_parse(const char *spec, CpjStrategy *out, char *err,
             snprintf(err, errlen, "checkpoint strategy '%s': unknown "
                      "option '%.*s' (%s)", spec, (int)klen, p,
                      strategies[which].slots
-                     ? "expected slots=S, budget=BYTES, spill=DIR or "
-                       "base=N"
-                     : "expected base=N");
+                     ? "expected slots=S, budget=BYTES, spill=DIR, "
+                       "base=N or steps=all"
+                     : "expected base=N or steps=all");
             return 0;
         }
     }
@@ -214,6 +227,106 @@ int vl_cpj_parse(const char *spec, CpjStrategy *out, char *err,
         s.base = DEFAULT_BASE;
     *out = s;
     return 1;
+}
+
+/* ===== The strategy of a run =====
+
+   A run's strategy is fixed when it starts: HIDE_BEGIN (vm/vm.c) keeps it
+   in its %cpj-hide frame, as a value -- (kind slots base budget all
+   spill), all 1 for steps=all, spill a string or #f -- that a capture carries and a file saves, so a
+   run suspended under one strategy finishes under it whatever the
+   configuration is by then (issue 31, W5); a run inside another takes
+   the other's (its re-executions must run it as its first run did). */
+
+/* The strategy value of the innermost running run's %cpj-hide frame
+   (or NULL when none runs). */
+static const Value *run_value(VladState *S)
+{
+    Limit *h = vl_delim_barrier_below(S, SIZE_MAX);
+    if (h == NULL)
+        return NULL;
+    const Value *hb = S->stack + h->frame;
+    return &hb[AS_CLOSURE(hb[-1])->proto->ctlreg + 2];
+}
+
+int vl_cpj_counts_all(Value st)
+{
+    for (int k = 0; k < 4 && IS_PAIR(st); k++)
+        st = AS_PAIR(st)->cdr;
+    return IS_PAIR(st) && IS_REAL(AS_PAIR(st)->car)
+           && vl_value_primal(AS_PAIR(st)->car) == 1;
+}
+
+Value vl_cpj_start_strategy(VladState *S)
+{
+    const Value *outer = run_value(S);
+    if (outer != NULL)
+        return *outer;
+    const CpjStrategy *st = &S->cpj->strategy;
+    Value items[7] = {
+        vl_num(st->kind == CPJ_BINOMIAL), vl_num((double)st->slots),
+        vl_num((double)st->base), vl_num((double)st->budget),
+        vl_num(st->all_steps),
+        st->spill != NULL ? vl_obj(VT_STR, (void *)st->spill) : FALSE_VAL,
+        NIL_VAL};
+    return vl_value_tuple(items, 7);
+}
+
+/* One count of a strategy value: a whole real in 0 .. 2^53 (a dual or a
+   tape node when an enclosing j* or *j walked over the driver's frames). */
+static int strategy_count(Value *v, int64_t *out)
+{
+    if (!IS_PAIR(*v) || !IS_REAL(AS_PAIR(*v)->car))
+        return 0;
+    double x = vl_value_primal(AS_PAIR(*v)->car);
+    if (!(x >= 0 && x <= 9007199254740992.0 && x == floor(x)))
+        return 0;
+    *out = (int64_t)x;
+    *v = AS_PAIR(*v)->cdr;
+    return 1;
+}
+
+static int parse_strategy_value(Value v, CpjStrategy *out)
+{
+    int64_t kind, all;
+    CpjStrategy s = {CPJ_BISECTION, 0, 0, 0, NULL, 0};
+    if (!strategy_count(&v, &kind) || kind > 1
+        || !strategy_count(&v, &s.slots) || !strategy_count(&v, &s.base)
+        || !strategy_count(&v, &s.budget) || !strategy_count(&v, &all)
+        || all > 1 || !IS_PAIR(v)
+        || !IS_NIL(AS_PAIR(v)->cdr))
+        return 0;
+    Value spill = AS_PAIR(v)->car;
+    if (IS_STR(spill))
+        s.spill = spill.as.ptr;
+    else if (!IS_FALSE(spill))
+        return 0;
+    s.kind = kind ? CPJ_BINOMIAL : CPJ_BISECTION;
+    s.all_steps = (int)all;
+    /* what parsing a SPEC gives, and nothing else */
+    if ((s.kind == CPJ_BISECTION && (s.slots || s.budget || s.spill))
+        || (s.slots && s.budget) || (s.spill && !s.budget && !s.slots)
+        || (s.base == 0 && s.budget == 0))
+        return 0;
+    *out = s;
+    return 1;
+}
+
+const CpjStrategy *vl_cpj_run_strategy(VladState *S)
+{
+    Cpj *c = S->cpj;
+    const Value *at = run_value(S);
+    if (at == NULL)
+        return &c->strategy;    /* (a driver's primitive called alone) */
+    Value v = *at;
+    if (v.tag != c->run_value.tag || v.as.ptr != c->run_value.as.ptr) {
+        if (!parse_strategy_value(v, &c->run))
+            vl_except_runtime(S, VLAD_ERR_RUNTIME,
+                              "checkpoint-*j: expected a strategy, got %s",
+                              vl_print_to_string(S, v, 100));
+        c->run_value = v;
+    }
+    return &c->run;
 }
 
 #define BETA_SAT (INT64_MAX / 2)
@@ -736,8 +849,11 @@ static Value p_activate(VladState *S, Value *args)
 
 void vl_cpj_progress_counting(VladState *S, int64_t now)
 {
-    if (S->nseg > 0 && !S->seg[0].replay)
-        /* the outermost checkpoint-*j's first run: total not yet known */
+    if (S->nseg > 0 && !S->seg[0].replay
+        && !vl_delim_hidden_above(S, S->seg[0].frame))
+        /* the outermost checkpoint-*j's first run (not a checkpoint-*j
+           in it beyond its own first run, whose steps the first run does
+           not count): total not yet known */
         S->config.progress(S->config.userdata, now - S->seg[0].anchor, 0);
 }
 
@@ -787,7 +903,7 @@ static Value p_count_leaf(VladState *S, Value *args)
    n steps (vm/cpj.h), 0 when the strategy has no budget. */
 static Value p_pilot_steps(VladState *S, Value *args)
 {
-    const CpjStrategy *st = &S->cpj->strategy;
+    const CpjStrategy *st = vl_cpj_run_strategy(S);
     int64_t n = vl_cpj_step_count(S, args[0]);
     if (st->budget == 0 || n < 2 || S->nseg > 0)
         return vl_num(0);   /* (nested: see p_plan) */
@@ -861,7 +977,7 @@ static Value choose_kept(VladState *S, Value kept, size_t c, int64_t n,
                          CpjPlan *plan, int64_t snapshot, int64_t per_step,
                          int use)
 {
-    const CpjStrategy *st = &S->cpj->strategy;
+    const CpjStrategy *st = vl_cpj_run_strategy(S);
     Value *v = vl_gc_alloc((c ? c : 1) * sizeof(Value));
     int64_t *q = vl_gc_alloc_atomic((c ? c : 1) * sizeof(int64_t));
     int *chosen = vl_gc_alloc_atomic((c ? c : 1) * sizeof(int));
@@ -929,7 +1045,7 @@ static Value choose_kept(VladState *S, Value kept, size_t c, int64_t n,
 static Value p_plan(VladState *S, Value *args)
 {
     Cpj *c = S->cpj;
-    const CpjStrategy *st = &c->strategy;
+    const CpjStrategy *st = vl_cpj_run_strategy(S);
     int64_t n = vl_cpj_step_count(S, args[0]);
     CpjPlan plan = {0, st->base, 0, 0, 0, 0};
     int64_t snapshot = 0, per_step = 0, data = 0;
@@ -1022,7 +1138,7 @@ static Value p_plan(VladState *S, Value *args)
 /* (%cpj-split n slots base): the split point of n > base steps. */
 static Value p_split(VladState *S, Value *args)
 {
-    const CpjStrategy *st = &S->cpj->strategy;
+    const CpjStrategy *st = vl_cpj_run_strategy(S);
     int64_t n = vl_cpj_step_count(S, args[0]);
     int64_t base = base_arg(S, args[2]);
     if (st->kind == CPJ_BISECTION)

@@ -39,10 +39,14 @@ typedef struct CpjStrategy {
                                snapshots plus the tape being swept */
     const char *spill;      /* with a budget: the directory the snapshots
                                beyond it go to (vm/spill.h); NULL: none */
+    int all_steps;          /* steps=all: every step a run takes counts,
+                               not only its first run's (vm/vm.c) */
 } CpjStrategy;
 
 typedef struct Cpj {
     CpjStrategy strategy;
+    CpjStrategy run;            /* the strategy of the running run, */
+    Value run_value;            /* parsed from this value of its frame */
     int64_t live, live_bytes;   /* checkpoints held by drivers now */
     int64_t progress_done;      /* the outermost run: steps reversed, */
     int64_t progress_total;     /* of its primal steps */
@@ -97,6 +101,18 @@ VL_INTERNAL int vl_cpj_plan_budget(const CpjStrategy *st, int64_t n,
 /* The default strategy: binomial, planned from VL_CPJ_DEFAULT_BUDGET. */
 #define VL_CPJ_DEFAULT_BUDGET ((int64_t)32 << 20)
 VL_INTERNAL CpjStrategy vl_cpj_default(void);
+
+/* The strategy of a run that starts now, as a value (kind slots base
+   budget spill): that of the run it is inside, else the configured one;
+   and the strategy of the innermost running checkpoint-*j: the value its
+   %cpj-hide frame keeps, parsed and checked (the configured one when no
+   run is under way).  See vm/cpj.c, "The strategy of a run". */
+VL_INTERNAL Value vl_cpj_start_strategy(VladState *S);
+/* Whether a run of strategy value 'st' counts all its steps (steps=all;
+   a value that is not a strategy does not -- the run's own check says
+   why, vl_cpj_run_strategy). */
+VL_INTERNAL int vl_cpj_counts_all(Value st);
+VL_INTERNAL const CpjStrategy *vl_cpj_run_strategy(VladState *S);
 
 /* Under spill=DIR, what a held state costs in memory while it is in a
    file: its Checkpoint, its record (vm/spill.c) and the driver's frame

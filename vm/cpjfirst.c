@@ -65,7 +65,7 @@ static Value cons(Value a, Value b)
 static Value p_online(VladState *S, Value *args)
 {
     (void)args;
-    return vl_bool(S->nseg == 0 && S->cpj->strategy.budget > 0);
+    return vl_bool(S->nseg == 0 && vl_cpj_run_strategy(S)->budget > 0);
 }
 
 /* (%cpj-empty-log): the raw log of a first run that has read nothing. */
@@ -170,9 +170,9 @@ static Value p_keep(VladState *S, Value *args)
     }
     /* (under spill=DIR the states beyond the budget go to files: only
        their number is bounded) */
-    double room = S->cpj->strategy.spill != NULL
-                  ? INFINITY
-                  : (double)S->cpj->strategy.budget * VL_CPJ_HEAP_SHARE;
+    const CpjStrategy *st = vl_cpj_run_strategy(S);
+    double room = st->spill != NULL ? INFINITY
+                  : (double)st->budget * VL_CPJ_HEAP_SHARE;
     while (c > 0 && (c > KEEP_MAX || (double)bytes > room)) {
         if (k >= ((int64_t)1 << 52)) {
             /* the spacing cannot double any more (positions past any

@@ -19,18 +19,32 @@ void vl_delim_push_limit(VladState *S, int64_t deadline, size_t frame)
     l->deadline = deadline;
     l->frame = frame;
     l->deferred = 0;
+    l->barrier = 0;
+    l->hides = 0;
     S->nlimits++;
     recompute_mins(S, S->nlimits - 1);
+}
+
+/* The top-level limit (--step-limit), or NULL.  It counts every step,
+   those a barrier hides too: it bounds the work of an evaluation. */
+static Limit *toplevel_limit(VladState *S)
+{
+    return S->nlimits > 0 && S->limits[0].frame == SIZE_MAX ? &S->limits[0]
+                                                            : NULL;
 }
 
 /* min_deadline of limits from index 'from' up. */
 static void recompute_mins(VladState *S, size_t from)
 {
+    const Limit *top = toplevel_limit(S);
     for (size_t k = from; k < S->nlimits; k++) {
         Limit *l = &S->limits[k];
         l->min_deadline = l->deadline;
-        if (k > 0 && S->limits[k - 1].min_deadline < l->deadline)
-            l->min_deadline = S->limits[k - 1].min_deadline;
+        int64_t below = k == 0 ? l->deadline
+                        : !l->barrier ? S->limits[k - 1].min_deadline
+                        : top != NULL ? top->deadline : l->deadline;
+        if (below < l->min_deadline)
+            l->min_deadline = below;
     }
 }
 
@@ -65,6 +79,66 @@ void vl_delim_undefer(VladState *S, int64_t now)
             S->limits[k].deadline = now;
         }
     recompute_mins(S, 0);
+}
+
+Limit *vl_delim_fired(VladState *S, int64_t now)
+{
+    for (size_t l = S->nlimits; l-- > 0;) {
+        if (S->limits[l].barrier) {
+            Limit *top = toplevel_limit(S);
+            return top != NULL && top->deadline <= now ? top : NULL;
+        }
+        if (S->limits[l].deadline <= now)
+            return &S->limits[l];
+    }
+    return NULL;
+}
+
+void vl_delim_rewind(VladState *S, int64_t steps)
+{
+    Limit *top = toplevel_limit(S);
+    if (top != NULL && steps != 0) {
+        top->deadline -= steps;
+        recompute_mins(S, 0);
+    }
+}
+
+/* ===== Hiding: the steps of checkpoint-*j beyond its first run ===== */
+
+void vl_delim_push_barrier(VladState *S, size_t frame, int up, int hides)
+{
+    vl_delim_push_limit(S, INT64_MAX / 2, frame);
+    Limit *l = &S->limits[S->nlimits - 1];
+    l->barrier = up && hides;
+    l->hides = hides;
+    recompute_mins(S, S->nlimits - 1);
+}
+
+Limit *vl_delim_barrier_below(VladState *S, size_t frame)
+{
+    for (size_t k = S->nlimits; k-- > 0;) {
+        const Value *b = S->limits[k].frame == SIZE_MAX
+                         ? NULL : S->stack + S->limits[k].frame;
+        if (S->limits[k].frame < frame && b != NULL
+            && AS_CLOSURE(b[-1])->proto->kind == PK_HIDE)
+            return &S->limits[k];
+    }
+    return NULL;
+}
+
+int vl_delim_hidden_above(const VladState *S, size_t frame)
+{
+    for (size_t k = S->nlimits; k-- > 0;)
+        if (S->limits[k].frame != SIZE_MAX && S->limits[k].frame > frame
+            && S->limits[k].barrier)
+            return 1;
+    return 0;
+}
+
+void vl_delim_set_barrier(VladState *S, Limit *l, int up)
+{
+    l->barrier = up;
+    recompute_mins(S, (size_t)(l - S->limits));
 }
 
 void vl_delim_pop_limit(VladState *S)
@@ -150,6 +224,13 @@ void vl_delim_reinstall(VladState *S, const Proto *p, Value *b,
         vl_delim_push_limit(S, b[p->ctlreg].as.i, (size_t)(b - S->stack));
     } else if (p->kind == PK_PRIMOPS || p->kind == PK_SEGMENT) {
         b[p->ctlreg] = vl_raw(now - b[p->ctlreg].as.i);
+    } else if (p->kind == PK_HIDE) {
+        /* the steps counted go on from here; the barrier is down while
+           a first run's segment (above) runs */
+        b[p->ctlreg] = vl_raw(now - b[p->ctlreg].as.i);
+        vl_delim_push_barrier(S, (size_t)(b - S->stack),
+                              b[p->ctlreg + 1].as.i != 0,
+                              b[p->ctlreg + 3].as.i != 0);
     }
     if (p->kind == PK_JSTAR) {
         vl_delim_push_ad(S, b[p->ctlreg].as.i, 0, (size_t)(b - S->stack), NULL, 0);

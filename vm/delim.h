@@ -38,6 +38,32 @@ VL_INTERNAL void vl_delim_push_limit(VladState *S, int64_t deadline,
                                      size_t frame);
 VL_INTERNAL void vl_delim_pop_limit(VladState *S);
 
+/* The innermost limit that has come due at 'now' (deadline <= now) and
+   may fire -- none below a raised barrier --, or NULL. */
+VL_INTERNAL Limit *vl_delim_fired(VladState *S, int64_t now);
+
+/* A hiding delimiter (%cpj-hide, vm/vm.c): its entry in S->limits, which
+   never fires itself; while its barrier is up the limits below it do not
+   fire either (vl_delim_fired) and do not count for vl_delim_anchor.
+   Push when the frame at stack index 'frame' starts (barrier 'up', when
+   it 'hides' at all: a run of steps=all never does), pop with
+   vl_delim_pop_limit.  vl_delim_barrier_below finds the entry of
+   the innermost hiding frame below stack index 'frame' (NULL: none);
+   vl_delim_set_barrier raises or lowers it. */
+VL_INTERNAL void vl_delim_push_barrier(VladState *S, size_t frame, int up,
+                                       int hides);
+VL_INTERNAL Limit *vl_delim_barrier_below(VladState *S, size_t frame);
+VL_INTERNAL void vl_delim_set_barrier(VladState *S, Limit *l, int up);
+
+/* Whether the steps run now are hidden from the delimiter frame at stack
+   index 'frame': a barrier is up above it. */
+VL_INTERNAL int vl_delim_hidden_above(const VladState *S, size_t frame);
+
+/* The clock goes back by 'steps' (a hiding frame's steps no longer
+   counted): the top-level limit, which counts every step, moves back as
+   far, so that it stays as many steps ahead. */
+VL_INTERNAL void vl_delim_rewind(VladState *S, int64_t steps);
+
 /* The next step count at which the VM must stop counting down: the
    earliest deadline or the next interrupt poll. */
 VL_INTERNAL int64_t vl_delim_anchor(VladState *S, int64_t now);

@@ -203,7 +203,10 @@ static size_t collect_frames(VladState *S, FrameRef **out)
         const Proto *p = AS_CLOSURE(caller[-1])->proto;
         if (p == entry)
             break;
-        add_frame_at(S, &fs, p, h.as.ptr, caller);
+        /* checkpoint-*j's %cpj-hide stands for the call of checkpoint-*j
+           it replaced (a tail call): the driver's frame above it shows */
+        if (p->kind != PK_HIDE)
+            add_frame_at(S, &fs, p, h.as.ptr, caller);
         base = caller;
     }
     *out = fs.fr;

@@ -124,7 +124,9 @@ typedef enum ProtoKind {
     PK_RESUME,      /* the resume primitive */
     PK_JSTAR,       /* j*: an AD delimiter (forward) */
     PK_STARJ,       /* *j: an AD delimiter (reverse) */
-    PK_SEGMENT      /* a checkpoint-*j segment (vm/cpj.h) */
+    PK_SEGMENT,     /* a checkpoint-*j segment (vm/cpj.h) */
+    PK_HIDE         /* %cpj-hide: checkpoint-*j, its steps beyond its
+                       first run not counted (vm/vm.c) */
 } ProtoKind;
 
 typedef struct Proto {

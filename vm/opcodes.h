@@ -75,6 +75,12 @@
     OP(SEG_BEGIN,    "segment: R[a] = position anchor from pos R[a-2] "\
                      "(+ c), log R[a-1]; x = 1: first run") \
     OP(SEG_END,      "segment: end; x = 1: R[a] = (list R[a] n log)") \
+    OP(HIDE_BEGIN,   "%cpj-hide: R[a] = the origin of its counted steps, "\
+                     "R[a+1] = 1 + those counted so far (0: counting), "\
+                     "R[a+2] = the run's strategy, R[a+3] = 1: it hides "\
+                     "steps (not steps=all)") \
+    OP(HIDE_END,     "%cpj-hide: end: the clock back to origin R[b] plus "\
+                     "the steps counted, R[b+1] - 1") \
     OP(UNDERFLOW,    "copy the next frames of the sequence in R[0] back "\
                      "and return R[a] to the topmost (vm/cont.h)") \
     OP(REVAPPEND,    "R[a] = the elements of the list R[b] in reverse "\

@@ -47,6 +47,11 @@ typedef struct Limit {
     int deferred;           /* an advance of checkpoint-*j postponed while
                                a *j runs (vl_delim_defer): its deadline is
                                "never" until that *j ends */
+    int barrier;            /* the entry of a hiding delimiter (%cpj-hide):
+                               while set, no limit below it fires (their
+                               steps are not being counted) */
+    int hides;              /* that entry's run counts its first run only
+                               (not steps=all): the barrier goes up */
 } Limit;
 
 /* One active invocation of j* or *j (an entry of S->ad). */
@@ -89,8 +94,10 @@ enum {
     CTL_ADVANCE,        /* the delimiter of an advance */
     CTL_STARJ_ACTIVE,   /* (%cpj-*j f s y`): *j differentiating only the
                            reals of s marked active (vm/value.h) */
-    CTL_UNDERFLOW       /* stands for frames of a resumed checkpoint not
+    CTL_UNDERFLOW,      /* stands for frames of a resumed checkpoint not
                            copied back yet (vm/contseg.h) */
+    CTL_HIDE            /* (%cpj-hide f x): checkpoint-*j's driver, the
+                           steps beyond its first run not counted */
 };
 
 /* Index of the CALL instruction in the checkpoint prototype (its result

@@ -107,6 +107,48 @@ static void adapt_args(VladState *S, Value fn, Value *args, int nargs,
     args[want - 1] = v;
 }
 
+/* ===== What checkpoint-*j's steps are ===== */
+
+/* checkpoint-*j runs under a %cpj-hide frame (vm/delim.h): from outside
+   it takes the steps *j would take -- those of its first run, (f x) -- at
+   the step it started plus the position in that run, whatever its
+   strategy re-executes and wherever it runs.  R[ctlreg] of that frame is
+   the origin of those steps (position p is step origin + p), R[ctlreg+1]
+   1 + the steps counted so far, or 0 while a first run's segment runs.
+
+   A first run's segment (SEG_BEGIN, x != 0) starting in the frame at
+   'base', with positions from 'anchor' at step 'now': the clock moves to
+   the origin's scale (returned; *anchor becomes the origin) and the
+   barrier comes down, so the steps count and the limits below fire. */
+static int64_t count_first_run(VladState *S, const Value *base,
+                               int64_t *anchor, int64_t now)
+{
+    Limit *h = vl_delim_barrier_below(S, (size_t)(base - S->stack));
+    if (h == NULL || !h->hides)
+        return now;
+    Value *hb = S->stack + h->frame;
+    int reg = AS_CLOSURE(hb[-1])->proto->ctlreg;
+    int64_t origin = hb[reg].as.i;
+    vl_delim_rewind(S, *anchor - origin);
+    now += origin - *anchor;
+    *anchor = origin;
+    hb[reg + 1] = vl_raw(0);
+    vl_delim_set_barrier(S, h, 0);
+    return now;
+}
+
+/* The first run's segment at 'base' ends, 'counted' steps into the run:
+   the barrier goes up again. */
+static void stop_counting(VladState *S, const Value *base, int64_t counted)
+{
+    Limit *h = vl_delim_barrier_below(S, (size_t)(base - S->stack));
+    if (h == NULL || !h->hides)
+        return;
+    Value *hb = S->stack + h->frame;
+    hb[AS_CLOSURE(hb[-1])->proto->ctlreg + 1] = vl_raw(counted + 1);
+    vl_delim_set_barrier(S, h, 1);
+}
+
 /* ===== Pattern errors ===== */
 
 static VL_NORETURN void pattern_error(VladState *S, const Proto *p,
@@ -639,6 +681,11 @@ next:
         }
         int64_t anchor = now + i->c
                          - (int64_t)vl_value_primal(R(i->a - 2));
+        if (i->x != 0) {        /* a first run: its steps are counted */
+            now = count_first_run(S, base, &anchor, now);
+            S->fuel_anchor = vl_delim_anchor(S, now);
+            fuel = S->fuel_anchor - now;
+        }
         R(i->a) = vl_raw(anchor);
         vl_delim_push_seg(S, (size_t)(base - S->stack), anchor,
                           i->x == 0, R(i->a - 1));  /* ADV, RUN replay */
@@ -656,6 +703,42 @@ next:
             R(i->a) = vl_cpj_first_result(S, R(i->a),
                                           S->fuel_anchor - fuel
                                           - R(i->b).as.i, R(i->b - 1));
+        if (i->x == 1 || i->x == 3) {   /* a first run: counting stops */
+            int64_t now = S->fuel_anchor - fuel;
+            stop_counting(S, base, now - R(i->b).as.i);
+            S->fuel_anchor = vl_delim_anchor(S, now);
+            fuel = S->fuel_anchor - now;
+        }
+        VM_NEXT();
+    }
+    VM_CASE(HIDE_BEGIN) {
+        /* checkpoint-*j takes the steps *j would: the call of %cpj-hide
+           itself is not one, its first run's steps are, from the next
+           (SEG_BEGIN), and nothing else while the barrier is up */
+        SAVE();
+        int64_t now = S->fuel_anchor - fuel;
+        Value st = vl_cpj_start_strategy(S);
+        int hides = !vl_cpj_counts_all(st);
+        R(i->a) = vl_raw(now - hides);
+        R(i->a + 1) = vl_raw(1);
+        R(i->a + 2) = st;
+        R(i->a + 3) = vl_raw(hides);
+        vl_delim_push_barrier(S, (size_t)(base - S->stack), 1, hides);
+        S->fuel_anchor = vl_delim_anchor(S, now);
+        fuel = S->fuel_anchor - now;
+        VM_NEXT();
+    }
+    VM_CASE(HIDE_END) {
+        /* the clock back to the steps counted: those of the first run */
+        SAVE();
+        int64_t now = S->fuel_anchor - fuel;
+        vl_delim_pop_limit(S);
+        if (R(i->b + 3).as.i) {         /* (not under steps=all) */
+            now = R(i->b).as.i + R(i->b + 1).as.i - 1;
+            vl_delim_rewind(S, S->fuel_anchor - fuel - now);
+        }
+        S->fuel_anchor = vl_delim_anchor(S, now);
+        fuel = S->fuel_anchor - now;
         VM_NEXT();
     }
     /* ----- AD operators ----- */
@@ -828,14 +911,9 @@ enter:
                               (long long)(now - S->form_start));
         }
         Limit *fired;
-        do {
-            fired = NULL;
-            for (size_t l = S->nlimits; l-- > 0;)
-                if (S->limits[l].deadline <= now) {
-                    fired = &S->limits[l];
-                    break;
-                }
-        } while (fired != NULL && vl_delim_defer(S, fired));
+        do
+            fired = vl_delim_fired(S, now);
+        while (fired != NULL && vl_delim_defer(S, fired));
         if (fired == NULL) {
             if (S->autosave_hook != NULL)       /* vm/autosave.h */
                 S->autosave_hook(S, fb, nargs, now);
@@ -984,6 +1062,13 @@ void vl_vm_init(VladState *S)
         I(GETFREE, 1, 0, 0), I(GETFREE, 2, 1, 0), {OP_SEG_BEGIN, 2, 3, 0, 1},
         I(GETFREE, 6, 3, 0), I(MOVE, 7, 0, 0), I(GETFREE, 8, 2, 0),
         I(CALL, 5, 2, 0), {OP_SEG_END, 3, 5, 3, 0}, I(RETURN, 5, 0, 0)};
+    /* (%cpj-hide f x): R0 f, R1 x, R2 origin, R3 counted + 1, R4 the
+       run's strategy (vm/cpj.c), R5 1 when it hides steps (not
+       steps=all), R6.. call (checkpoint-*j: f is its driver, x its
+       arguments) */
+    static const Instr hide[] = {
+        I(HIDE_BEGIN, 2, 0, 0), I(MOVE, 7, 0, 0), I(MOVE, 8, 1, 0),
+        I(CALL, 6, 1, 0), I(HIDE_END, 6, 2, 0), I(RETURN, 6, 0, 0)};
     static const Instr advance[] = {
         {OP_CKPT_BEGIN, 1, 3, 1, 0}, I(MOVE, 2, 0, 0), I(MOVE, 2, 0, 0),
         I(RESUME, 4, 0, 0), I(CKPT_END, 4, 3, 0), I(RETURN, 4, 0, 0)};
@@ -1026,6 +1111,9 @@ void vl_vm_init(VladState *S)
     S->control[CTL_ADVANCE] = vl_compile_assemble(
         S, "checkpoint-*j", PK_CHECKPOINT, 2, 7, advance, 6);
     S->control[CTL_ADVANCE]->ctlreg = 3;
+    S->control[CTL_HIDE] = vl_compile_assemble(S, "checkpoint-*j", PK_HIDE,
+                                               2, 9, hide, 6);
+    S->control[CTL_HIDE]->ctlreg = 2;
     /* an underflow frame: R0 its frame sequence, R1 a count, R2.. the
        call block of the frame above, which returns into UNDERFLOW */
     static const Instr underflow[] = {I(CALL, 2, 1, 0), I(UNDERFLOW, 2, 0, 0)};
@@ -1041,6 +1129,7 @@ void vl_vm_init(VladState *S)
     bind_control(S, "j*", S->control[CTL_JSTAR]);
     bind_control(S, "*j", S->control[CTL_STARJ]);
     bind_control(S, "%cpj-*j", S->control[CTL_STARJ_ACTIVE]);
+    bind_control(S, "%cpj-hide", S->control[CTL_HIDE]);
     bind_control(S, "checkpoint", S->control[CTL_CHECKPOINT]);
     bind_control(S, "primops", S->control[CTL_PRIMOPS]);
     S->resume_value = bind_control(S, "resume", S->control[CTL_RESUME]);

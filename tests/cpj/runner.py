@@ -98,10 +98,15 @@ COUNT_SPECS = ([""] + BISECTION + BINOMIAL + ["binomial,base=4", "bisection"]
 # each slots value with two bases and each base with 2 or 3 slots values,
 # and a budget small enough to split most of their runs.
 # (The default strategy is the golden test itself, run by run-golden.)
+# Two of them with steps=all (every step a run takes counts: a program
+# that checkpoints inside f may then suspend nested runs in their
+# reversal), whose results must not change.
 CORPUS_SPECS = BISECTION + ["binomial,slots=%d,base=%d" % sb for sb in
                             ((2, 1), (2, 25), (3, 1), (3, 4),
                              (5, 4), (5, 25), (10, 1), (10, 25))] + [
-                                 "binomial,budget=24k"]
+                                 "binomial,budget=24k",
+                                 "bisection,base=3,steps=all",
+                                 "binomial,budget=24k,steps=all"]
 # Extra strategies for count-200.vlad: no free slot.
 SLOTS_ONE = ["binomial,slots=1,base=%d" % b for b in (1, 4, 25)]
 
