@@ -459,6 +459,8 @@ VLAD_UNIT_TESTS = \
 	%reldir%/unit/test-math2 \
 	%reldir%/unit/test-same-code \
 	%reldir%/unit/test-cpj-interface
+	%reldir%/unit/test-cpj-interface \
+	%reldir%/unit/test-spill
 
 ## Files the unit tests include (e.g. a tests/unit/check.h harness):
 ## distributed, never compiled on their own.

@@ -20,6 +20,39 @@
  * unlinked at once: nothing is left behind, even by a killed process;
  * its space is given back as the states die (holes punched, the file
  * emptied when none is left).
+ *
+ * Files.  One per directory in use, at most VL_SPILL_FILES open: the
+ * first outermost run after a top-level form that spilled collects
+ * (so the weak links of the states no Checkpoint refers to any more are
+ * cleared), gives their space back and closes the files left empty but
+ * the one it writes; a run that needs a new file while VL_SPILL_FILES
+ * are open collects too, and if they are still all needed (their states
+ * belong to suspended computations -- a `checkpoint`, an interrupted
+ * evaluation, an autosave) moves the records of the oldest into the new
+ * file and closes it.  So however runs end (the step limit, an error, an
+ * interrupt), the files of a state stay few, and a state some suspended
+ * computation holds can always come back.
+ *
+ * Records.  Each is a frame, then the state in the local mode of the
+ * checkpoint format (its own header and CRC):
+ *
+ *     offset  size
+ *     0       8     VL_SPILL_MAGIC
+ *     8       8     the record's offset in its file (little-endian)
+ *     16      8     its serial number (the state's records count from 1)
+ *     24      8     payload length P
+ *     32      8     MAC: SipHash-2-4 of bytes [0, 32) then the payload,
+ *                   keyed by 16 random bytes the state drew when it made
+ *                   its first file, and never wrote anywhere
+ *     40      P     the payload
+ *
+ * A record read back must be whole, have the frame, the MAC, and the
+ * offset and serial number it was written with: a file cut short,
+ * zeroed, overwritten, or with records swapped or copied over others is
+ * an error (VLAD_ERR_IO, at the running checkpoint-*j, naming DIR, the
+ * record's offset and what is wrong), never another state.  Whoever can
+ * write the file can still make the run fail, but forging a record the
+ * state accepts takes its key: reading its memory.
  */
 #ifndef VL_SPILL_H
 #define VL_SPILL_H
@@ -27,12 +60,26 @@
 #include "vm/contseg.h"
 #include "vm/state.h"
 
+/* The frame of a record, its first 8 bytes, and the most files open. */
+#define VL_SPILL_FRAME 40
+#define VL_SPILL_MAGIC "VLADSPIL"
+#define VL_SPILL_FILES 4
+
+/* SipHash-2-4 under 'key' of head[0, nhead) (nhead a multiple of 8;
+   head may be NULL when it is 0) followed by p[0, n). */
+VL_INTERNAL uint64_t vl_spill_mac(const uint64_t key[2],
+                                  const unsigned char *head, size_t nhead,
+                                  const unsigned char *p, size_t n);
+
 /* Install the hook that brings checkpoints back (S->ckpt_back). */
 VL_INTERNAL void vl_spill_init(VladState *S);
 
 /* Spill to files in 'dir' (NULL: never), keeping at most 'allowance'
-   bytes of held states in memory.  Raises when no file can be made in
-   'dir'. */
+   bytes of held states in memory (called as each outermost run starts
+   and when it has its plan; the first call after a top-level form that
+   spilled collects, and closes the files no state needs any more).
+   Raises when no file can be made in 'dir', or the records that must
+   move to it cannot be written. */
 VL_INTERNAL void vl_spill_config(VladState *S, const char *dir,
                                  int64_t allowance);
 
@@ -61,7 +108,8 @@ typedef struct SpillCounts {
 } SpillCounts;
 VL_INTERNAL SpillCounts vl_spill_counts(const VladState *S);
 
-/* A top-level form has ended: no state is held any more. */
+/* A top-level form has ended (or starts): no state is held any more;
+   if it spilled, the next run's start collects. */
 VL_INTERNAL void vl_spill_reset(VladState *S);
 
 /* The state is closed: its files too. */

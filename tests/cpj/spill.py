@@ -16,7 +16,12 @@ program run with spill=DIR under several small budgets:
   from the file after the first resume released them);
 - DIR holds no file during or after a run (made and unlinked at once);
 - a file that cannot be written (RLIMIT_FSIZE) is an error naming DIR
-  and the reason, with the place, never a crash.
+  and the reason, with the place, never a crash;
+- a spill file damaged while the run waits for input (read-real) -- cut
+  to nothing, cut in half, zeroed, a byte of each record changed,
+  records of equal length swapped -- is an error located at the
+  checkpoint-*j call, with a backtrace, naming DIR, the record's offset
+  and what is wrong; never a result (issue 31, U2 and W6).
 
 Run by make check through tests/cpj/run-spill.sh; exit 0, 1, or 77 without
 $VLAD.
@@ -128,6 +133,104 @@ PROGRAMS = {
 }
 
 
+def records(data):
+    """(offset, length) of the records of a spill file's bytes: a frame
+    (VLADSPIL) 40 bytes before each state (VLADCKPT); without frames, as
+    vlad wrote them before issue 31, the states alone."""
+    recs = []
+    k = data.find(b"VLADCKPT")
+    while k >= 0:
+        if k >= 40 and data[k - 40:k - 32] == b"VLADSPIL":
+            rec = (k - 40, 40 + int.from_bytes(data[k - 16:k - 8], "little"))
+        else:
+            rec = (k, int.from_bytes(data[k + 24:k + 32], "little") + 36)
+        if rec[0] + rec[1] <= len(data):
+            recs.append(rec)
+        k = data.find(b"VLADCKPT", k + 1)
+    return recs
+
+
+def damage(path, how):
+    """Damage the spill file at path; the number of records it had."""
+    with open(path, "r+b") as f:
+        data = f.read()
+        recs = records(data)
+        if how == "trunc0":
+            f.truncate(0)
+        elif how == "trunchalf":
+            f.truncate(len(data) // 2)
+        elif how == "zero":
+            f.seek(0)
+            f.write(b"\0" * len(data))
+        elif how == "flip":
+            for o, n in recs:
+                f.seek(o + n - 5)
+                f.write(bytes([data[o + n - 5] ^ 1]))
+        else:                           # swap: a cycle of each length
+            bylen = {}
+            for o, n in recs:
+                bylen.setdefault(n, []).append(o)
+            moved = 0
+            for n, offs in bylen.items():
+                for i, o in enumerate(offs if len(offs) > 1 else []):
+                    src = offs[(i + 1) % len(offs)]
+                    f.seek(o)
+                    f.write(data[src:src + n])
+                    moved += 1
+            if moved < 2:
+                return 0
+    return len(recs)
+
+
+DAMAGED = """
+(define (build n x acc) (if (= n 0) acc (build (- n 1) x (cons (* x n) acc))))
+(define (scale xs c) (if (null? xs) '() (cons (* c (car xs)) (scale (cdr xs) c))))
+(define (f x)
+  (let loop ((i 0) (xs (build 40 x '())))
+    (if (= i 300) (fold-left + 0 xs)
+        (loop (+ i 1)
+              (if (= i 200)
+                  (begin (write-real i) (scale xs (read-real)))
+                  (scale xs (+ 1 (* 0.001 (sin (car xs))))))))))
+(checkpoint-*j f 0.5 1)
+"""
+
+
+def damaged(path, d):
+    """The spill file damaged each way while the run of DAMAGED waits for
+    its input: an error, located, naming DIR, the offset, what."""
+    env = dict(os.environ)
+    env.pop("VLAD_CHECKPOINT", None)
+    cut = (r"is cut short: the file ends at byte \d+"
+           r"|is not a record: it reads as zeros")
+    for how, what in (("trunc0", cut), ("trunchalf", cut),
+                      ("zero", "is not a record: it reads as zeros"),
+                      ("flip", "was changed after it was written: its "
+                               "checksum does not match"),
+                      ("swap", r"holds another record: the one written at "
+                               r"offset \d+ \(records were moved\)")):
+        p = subprocess.Popen([VLAD, spill_spec("24k", d), path],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, env=env)
+        first = p.stdout.readline()     # written just before read-real
+        n = 0
+        for fd in os.listdir("/proc/%d/fd" % p.pid):
+            link = os.readlink("/proc/%d/fd/%s" % (p.pid, fd))
+            if os.path.basename(link).startswith("vlad-spill-"):
+                n = damage("/proc/%d/fd/%s" % (p.pid, fd), how)
+        out, err = p.communicate(b"1.001\n", timeout=600)
+        out, err = first.decode() + out.decode(), err.decode()
+        check(n >= 2, "damaged %s: %d records in the file" % (how, n))
+        want = (r"%s:11:1: error: checkpoint-\*j: spill=%s: the spill "
+                r"file there is damaged: the record at offset \d+ \(\d+ "
+                r"bytes\) (%s)\n  in checkpoint-\*j\n"
+                % (re.escape(path), re.escape(d), what))
+        check(p.returncode == 1 and out == "200\n"
+              and re.match(want, err) is not None,
+              "damaged %s: status %d, %r, %r" % (how, p.returncode, out, err))
+        check(os.listdir(d) == [], "damaged %s: files left in DIR" % how)
+
+
 def spill_spec(budget, d):
     return "--checkpoint=binomial,budget=%s,spill=%s" % (budget, d)
 
@@ -209,6 +312,11 @@ def main():
                   is not None,
                   "write failure: status %d, %r, %r" % (st, out, err))
             check(os.listdir(d) == [], "files left in DIR after a failure")
+            # damaged while the run waits for its input (issue 31)
+            path = os.path.join(src, "p.vlad")
+            with open(path, "w") as f:
+                f.write(DAMAGED)
+            damaged(path, d)
     print("%d passed, %d failed" % (PASSES, len(FAILS)))
     return 1 if FAILS else 0
 
