@@ -640,7 +640,8 @@ VLAD_API_TESTS = \
 	%reldir%/api/test-api-progress \
 	%reldir%/api/test-api-persist \
 	%reldir%/api/test-api-forged \
-	%reldir%/api/test-api-spill
+	%reldir%/api/test-api-spill \
+	%reldir%/api/test-api-stdin
 
 VLAD_EMBED_EXAMPLES = \
 	examples/embed/minimal \
@@ -716,6 +717,10 @@ VLAD_API_LINK = -no-install
 %canon_reldir%_api_test_api_include_CPPFLAGS = $(VLAD_API_INCLUDES)
 %canon_reldir%_api_test_api_include_LDADD = $(VLAD_API_LINKLIBS) -lpthread
 %canon_reldir%_api_test_api_include_LDFLAGS = $(VLAD_API_LINK)
+%canon_reldir%_api_test_api_stdin_SOURCES = %reldir%/api/test-api-stdin.c %reldir%/api/apitest.h
+%canon_reldir%_api_test_api_stdin_CPPFLAGS = $(VLAD_API_INCLUDES)
+%canon_reldir%_api_test_api_stdin_LDADD = $(VLAD_API_LINKLIBS) -lpthread
+%canon_reldir%_api_test_api_stdin_LDFLAGS = $(VLAD_API_LINK)
 %canon_reldir%_api_test_api_io_SOURCES = %reldir%/api/test-api-io.c %reldir%/api/apitest.h
 %canon_reldir%_api_test_api_io_CPPFLAGS = $(VLAD_API_INCLUDES)
 %canon_reldir%_api_test_api_io_LDADD = $(VLAD_API_LINKLIBS)
