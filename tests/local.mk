@@ -447,7 +447,8 @@ VLAD_UNIT_TESTS = \
 	%reldir%/unit/test-gc-managed \
 	%reldir%/unit/test-math1 \
 	%reldir%/unit/test-math2 \
-	%reldir%/unit/test-cpj-interface
+	%reldir%/unit/test-cpj-interface \
+	%reldir%/unit/test-cli-signals
 
 ## Files the unit tests include (e.g. a tests/unit/check.h harness):
 ## distributed, never compiled on their own.
@@ -491,6 +492,11 @@ VLAD_CONFORMANCE_FILES = \
 check_PROGRAMS += $(VLAD_UNIT_TESTS)
 ## Programs without their own _LDADD (the unit tests) link the core.
 LDADD = libvlad-core.la $(GC_LIBS) -lm
+## The one unit test of the vlad program's own code: its SIGINT
+## bookkeeping, with cli/signals.c and the whole library.
+%canon_reldir%_unit_test_cli_signals_SOURCES = \
+	%reldir%/unit/test-cli-signals.c cli/signals.c cli/signals.h
+%canon_reldir%_unit_test_cli_signals_LDADD = libvlad.la -lm
 
 TESTS += \
 	$(VLAD_GOLDEN_TESTS) \
