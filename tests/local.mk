@@ -609,6 +609,7 @@ EXTRA_DIST += \
 	%reldir%/repl/run-pty \
 	%reldir%/repl/vlpty.py \
 	%reldir%/repl/workload.py \
+	%reldir%/repl/stress.sh \
 	$(VLAD_REPL_TESTS)
 
 ## Waits in the REPL tests are longer under the sanitizers (only a failing
