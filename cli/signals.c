@@ -65,12 +65,21 @@ void vl_signals_restore(void)
     sigaction(SIGWINCH, &old_winch, NULL);
 }
 
+/* A SIGINT noted since the line was read (the REPL drops older notes
+   when it reads a line) came after Enter: it is meant for the evaluation
+   starting now, however late it starts on a busy machine.  The note is
+   looked at after 'armed' is set, so that one arriving meanwhile goes
+   to vlad_interrupt by the handler or is seen here. */
 void vl_signals_arm(VladState *S)
 {
     armed_state = S;
-    sigint_seen = 0;
     armed_hits = 0;
     armed = 1;
+    if (sigint_seen) {
+        sigint_seen = 0;
+        vlad_interrupt(S);
+        armed_hits = 1;
+    }
 }
 
 int vl_signals_disarm(void)

@@ -14,8 +14,11 @@ void vl_signals_install(void);
 void vl_signals_restore(void);
 
 /* While armed, SIGINT interrupts the evaluation running on 'S'
-   (vlad_interrupt); while disarmed it is only noted.  vl_signals_disarm
-   returns whether vlad_interrupt was called while armed. */
+   (vlad_interrupt); while disarmed it is only noted.  A note taken
+   before vl_signals_arm (a Ctrl-C after Enter, before the evaluation of
+   the line began) becomes the armed evaluation's interrupt.
+   vl_signals_disarm returns whether vlad_interrupt was called while
+   armed. */
 void vl_signals_arm(VladState *S);
 int vl_signals_disarm(void);
 

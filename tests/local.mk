@@ -458,9 +458,9 @@ VLAD_UNIT_TESTS = \
 	%reldir%/unit/test-math1 \
 	%reldir%/unit/test-math2 \
 	%reldir%/unit/test-same-code \
-	%reldir%/unit/test-cpj-interface
 	%reldir%/unit/test-cpj-interface \
-	%reldir%/unit/test-spill
+	%reldir%/unit/test-spill \
+	%reldir%/unit/test-cli-signals
 
 ## Files the unit tests include (e.g. a tests/unit/check.h harness):
 ## distributed, never compiled on their own.
@@ -504,6 +504,11 @@ VLAD_CONFORMANCE_FILES = \
 check_PROGRAMS += $(VLAD_UNIT_TESTS)
 ## Programs without their own _LDADD (the unit tests) link the core.
 LDADD = libvlad-core.la $(GC_LIBS) -lm
+## The one unit test of the vlad program's own code: its SIGINT
+## bookkeeping, with cli/signals.c and the whole library.
+%canon_reldir%_unit_test_cli_signals_SOURCES = \
+	%reldir%/unit/test-cli-signals.c cli/signals.c cli/signals.h
+%canon_reldir%_unit_test_cli_signals_LDADD = libvlad.la -lm
 
 TESTS += \
 	$(VLAD_GOLDEN_TESTS) \
@@ -616,6 +621,7 @@ EXTRA_DIST += \
 	%reldir%/repl/run-pty \
 	%reldir%/repl/vlpty.py \
 	%reldir%/repl/workload.py \
+	%reldir%/repl/stress.sh \
 	$(VLAD_REPL_TESTS)
 
 ## Waits in the REPL tests are longer under the sanitizers (only a failing
@@ -654,7 +660,8 @@ VLAD_API_TESTS = \
 	%reldir%/api/test-api-cpj-suspend \
 	%reldir%/api/test-api-persist \
 	%reldir%/api/test-api-forged \
-	%reldir%/api/test-api-spill
+	%reldir%/api/test-api-spill \
+	%reldir%/api/test-api-stdin
 
 VLAD_EMBED_EXAMPLES = \
 	examples/embed/minimal \
@@ -730,6 +737,10 @@ VLAD_API_LINK = -no-install
 %canon_reldir%_api_test_api_include_CPPFLAGS = $(VLAD_API_INCLUDES)
 %canon_reldir%_api_test_api_include_LDADD = $(VLAD_API_LINKLIBS) -lpthread
 %canon_reldir%_api_test_api_include_LDFLAGS = $(VLAD_API_LINK)
+%canon_reldir%_api_test_api_stdin_SOURCES = %reldir%/api/test-api-stdin.c %reldir%/api/apitest.h
+%canon_reldir%_api_test_api_stdin_CPPFLAGS = $(VLAD_API_INCLUDES)
+%canon_reldir%_api_test_api_stdin_LDADD = $(VLAD_API_LINKLIBS) -lpthread
+%canon_reldir%_api_test_api_stdin_LDFLAGS = $(VLAD_API_LINK)
 %canon_reldir%_api_test_api_io_SOURCES = %reldir%/api/test-api-io.c %reldir%/api/apitest.h
 %canon_reldir%_api_test_api_io_CPPFLAGS = $(VLAD_API_INCLUDES)
 %canon_reldir%_api_test_api_io_LDADD = $(VLAD_API_LINKLIBS)

@@ -24,6 +24,7 @@
 #include "vm/prims.h"
 #include "vm/print.h"
 #include "vm/spill.h"
+#include "vm/stdinwait.h"
 #include "vm/toplevel.h"
 #include "vm/vm.h"
 
@@ -140,7 +141,7 @@ void vlad_interrupt(VladState *S)
 {
     /* no thread registration: callable from a signal handler */
     if (S != NULL)
-        S->interrupt = 1;
+        vl_stdin_wake(S);
 }
 
 VladStatus vlad_call(VladState *S, VladValue fn, VladValue arg,

@@ -6,6 +6,7 @@ libvlad_core_la_SOURCES += \
 	%reldir%/gc.c %reldir%/gc.h \
 	%reldir%/strbuf.c %reldir%/strbuf.h \
 	%reldir%/state.c %reldir%/state.h %reldir%/inline.h \
+	%reldir%/stdinwait.c %reldir%/stdinwait.h \
 	%reldir%/value.h \
 	%reldir%/object.c %reldir%/object.h \
 	%reldir%/print.c %reldir%/print.h \

@@ -12,18 +12,17 @@
 #include "config.h"
 #include "vm/prims.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "parser/cnum.h"
 #include "vm/ad.h"
 #include "vm/adfast.h"
 #include "vm/cpj.h"
 #include "vm/except.h"
 #include "vm/print.h"
+#include "vm/stdinwait.h"
 
 /* ===== Argument checks ===== */
 
@@ -289,10 +288,7 @@ static int input_byte(VladState *S)
                                   "read callback returned %zu bytes for a "
                                   "buffer of 4096", n);
         } else {
-            ssize_t r;
-            do
-                r = read(0, S->in_buf, 4096);
-            while (r < 0 && errno == EINTR && !S->interrupt);
+            ssize_t r = vl_stdin_read(S, S->in_buf, 4096);
             stop_if_interrupted(S);
             n = r > 0 ? (size_t)r : 0;
         }

@@ -128,6 +128,9 @@ struct VladState {
     int64_t fuel_anchor;            /* see header comment */
     int64_t step_limit;             /* per top-level evaluation; 0: none */
     volatile sig_atomic_t interrupt;/* set asynchronously by vlad_interrupt */
+    int wake_rd;                    /* the interrupt's wake-up pipe
+                                       (vm/stdinwait.h): its read end */
+    volatile sig_atomic_t wake_wr;  /* its write end + 1; 0: none yet */
 
     Proto *control[16];             /* prototypes of control primitives,
                                        by CTL_ index (built by vm/vm.c) */

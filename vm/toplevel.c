@@ -33,6 +33,7 @@
 #include "vm/compile.h"
 #include "vm/cont.h"
 #include "vm/cpj.h"
+#include "vm/stdinwait.h"
 #include "vm/cpjfirst.h"
 #include "vm/delim.h"
 #include "vm/except.h"
@@ -511,6 +512,7 @@ static void destroy(VladState *S)
     vl_cpj_reset(S);
     vl_spill_close(S);
     vl_state_flush(S);
+    vl_stdin_close(S);
     vl_gc_free(S);
 }
 

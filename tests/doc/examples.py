@@ -50,15 +50,19 @@ def squash(text):
     return " ".join(text.split())
 
 
+# a deadline for a run that must end, which only a failing one reaches
+TIMEOUT = 120 * float(os.environ.get("VLAD_TEST_TIME_SCALE", "1"))
+
+
 def vlad(args, cwd=None):
     env = dict(os.environ)
     env.pop("VLAD_CHECKPOINT", None)
     try:
         p = subprocess.run([VLAD] + args, capture_output=True, text=True,
-                           timeout=60, env=env, cwd=cwd,
+                           timeout=TIMEOUT, env=env, cwd=cwd,
                            stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
-        return 124, "", "timed out after 60 s"
+        return 124, "", "timed out after %.0f s" % TIMEOUT
     return p.returncode, p.stdout, p.stderr
 
 

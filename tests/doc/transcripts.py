@@ -10,7 +10,8 @@ cleaned of escape sequences, must be the block line by line.
   * Lines after a prompt ("vlad> ", "...N> ", '..."> ', "..#|> ") are
     typed; the other lines are vlad's output.
   * A line "^C" after an input is a Ctrl-C sent while that input runs
-    (after 0.3 s); in "interrupted after N steps", N may differ.
+    (once the REPL has taken the line: vlpty's taken()); in "interrupted
+    after N steps", N may differ.
   * "time: ..." lines, and the numbers of a ",stats" block (whose heap and
     tape figures depend on the collector), are compared as "LABEL: <n>":
     the same labels, in the same order, with some number.
@@ -22,7 +23,6 @@ hand: VLAD=$PWD/vlad srcdir=. python3 tests/doc/transcripts.py
 import os
 import re
 import sys
-import time
 
 SRCDIR = os.environ.get("srcdir", ".")
 sys.path.insert(0, os.path.join(SRCDIR, "tests", "repl"))
@@ -72,9 +72,10 @@ def replay(block):
                 continue
             v.line(line[m.end():])
             if i + 1 < len(body) and body[i + 1] == "^C":
-                time.sleep(0.3)
+                if not v.taken():
+                    v.fail("%r ended before its Ctrl-C" % line)
                 v.send(CTRL_C)
-            v.expect(NEXT_PROMPT, timeout=60)
+            v.expect(NEXT_PROMPT)
         v.drain(0.3)
     finally:
         v.kill()

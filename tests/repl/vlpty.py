@@ -4,10 +4,19 @@ A tiny "expect": Vlad(args) starts $VLAD on a new pty (its stdin, stdout
 and stderr, so readline, job control and Ctrl-C behave as for a user),
 send() types bytes, expect(regex) waits until the output since the last
 match contains regex.  Output is matched with terminal escape sequences
-and carriage returns removed.  Every wait has a timeout (scaled by
-$VLAD_TEST_TIME_SCALE, e.g. under sanitizers), and a failure prints the
-whole transcript.  Each test gets a scratch directory (HOME, history) that
-is removed at the end.
+and carriage returns removed.  vlad starts as from a terminal's shell:
+every signal at its default action and none blocked, whatever the test
+runner inherited (make run as a background job ignores SIGINT, and Python
+ignores SIGPIPE).
+
+Tests judge behaviour, not speed: a wait for something that must come
+has a deadline of minutes (TIMEOUT: 120 s, times $VLAD_TEST_TIME_SCALE,
+e.g. 4 under sanitizers), which only a failing test reaches, and then the
+failure prints the whole transcript; a Ctrl-C meant for an evaluation is
+sent once a sign shows that the evaluation has begun (taken(): the REPL
+has handed the terminal back after reading the line), never after a
+fixed pause.  Each test gets a scratch directory (HOME, history) that is
+removed at the end.
 
 Used by the tests/repl/*.py scripts; run through tests/repl/run-pty.
 """
@@ -53,7 +62,7 @@ def _unwrap(path):
 if VLAD:
     VLAD, VLAD_ENV = _unwrap(VLAD)
 SCALE = float(os.environ.get("VLAD_TEST_TIME_SCALE", "1"))
-TIMEOUT = 15.0 * SCALE
+TIMEOUT = 120.0 * SCALE
 
 CTRL_C = "\x03"
 CTRL_D = "\x04"
@@ -72,6 +81,16 @@ def clean(text):
 
 class Failure(Exception):
     pass
+
+
+def default_signals():
+    """In a child about to exec vlad: every signal at its default action
+    and none blocked, as a shell's foreground job starts."""
+    for sig in (signal.SIGINT, signal.SIGQUIT, signal.SIGTERM,
+                signal.SIGHUP, signal.SIGPIPE, signal.SIGXFSZ,
+                signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU):
+        signal.signal(sig, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
 
 
 _live = []      # Vlad processes not waited for (killed after each check)
@@ -115,6 +134,7 @@ class Vlad:
                     termios.tcsetattr(0, termios.TCSANOW, mode)
                 if cwd:
                     os.chdir(cwd)
+                default_signals()
                 os.execve(VLAD, self.argv, e)
             finally:
                 os._exit(127)
@@ -188,6 +208,70 @@ class Vlad:
                     return m
                 self.fail("vlad ended while waiting for %r" % pattern)
 
+    def ctrl_c_until(self, pattern, latest=False):
+        """Ctrl-C, and again after each pause of 0.3 s (times SCALE),
+        until regex 'pattern' shows in the output after the last match
+        (with 'latest': in the output after the latest Ctrl-C); returns
+        its match (the next search still starts after the last match).
+        For a target whose moment cannot be seen (a print blocked on the
+        terminal, a REPL after a burst of input and Ctrl-Cs): each Ctrl-C
+        only paces the next, none decides the verdict."""
+        rx = re.compile(pattern)
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            start = len(self.out) if latest else self.pos
+            self.send(CTRL_C)
+            pause = time.monotonic() + 0.3 * SCALE
+            while True:
+                m = rx.search(self.out, start)
+                if m:
+                    return m
+                if time.monotonic() > pause:
+                    break
+                try:
+                    self._read(0.02)
+                except EOFError:
+                    self.fail("vlad ended while waiting for %r" % pattern)
+            if time.monotonic() > deadline:
+                self.fail("no %r after %.0f s of Ctrl-C" % (pattern,
+                                                            TIMEOUT))
+
+    def expect_raw(self, text, start=0):
+        """Wait for 'text' in the output as written, escape sequences and
+        all, from index 'start' of it."""
+        deadline = time.monotonic() + TIMEOUT
+        while text not in self.raw[start:]:
+            if time.monotonic() > deadline:
+                self.fail("timed out after %.0f s waiting for %r"
+                          % (TIMEOUT, text))
+            try:
+                self._read(0.5)
+            except EOFError:
+                if text not in self.raw[start:]:
+                    self.fail("vlad ended while waiting for %r" % text)
+
+    def taken(self):
+        """Wait until the REPL has taken the line typed last: readline has
+        handed the terminal back (its own line mode, ICANON, is on again),
+        so a Ctrl-C now is for the evaluation of that line (no typed text
+        is left in the terminal for it to discard).  Returns True then, or
+        False when the next prompt shows first (the evaluation is over).
+        Built without readline the terminal never leaves that mode: no
+        wait."""
+        deadline = time.monotonic() + TIMEOUT
+        rx = re.compile(r"(^|\n)(vlad> |\.\.\.\d+> )")
+        while not termios.tcgetattr(self.fd)[3] & termios.ICANON:
+            if rx.search(self.out, self.pos):
+                return False
+            if time.monotonic() > deadline:
+                self.fail("the REPL did not take the line within %.0f s"
+                          % TIMEOUT)
+            try:
+                self._read(0.005)
+            except EOFError:
+                self.fail("vlad ended while a line was read")
+        return True
+
     def prompt(self):
         """Wait for the first prompt ("vlad> ")."""
         return self.expect(r"vlad> ")
@@ -255,6 +339,7 @@ def run(args, stdin=None, env=None, cwd=None, timeout=None):
                 e[k] = v
     p = subprocess.run([VLAD] + list(args), input=stdin, env=e, cwd=cwd,
                        capture_output=True, text=True,
+                       preexec_fn=default_signals,
                        timeout=TIMEOUT if timeout is None else timeout)
     return p.returncode, p.stdout, p.stderr
 

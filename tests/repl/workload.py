@@ -10,7 +10,7 @@ a command and returns the numbers it printed."""
 import re
 import time
 
-from vlpty import CTRL_C, SCALE, Vlad, have_readline
+from vlpty import SCALE, Vlad, have_readline
 
 READLINE = have_readline()
 MARK = 100000
@@ -70,29 +70,17 @@ def interrupt(v, line):
     if not READLINE:
         # the terminal itself echoed the line: no sign of when vlad reads it
         time.sleep(0.2 * SCALE)
-    rx = re.compile(r"interrupted after (\d+) steps")
-    done = re.compile(r"\n(%s)\n(\^C\n)*vlad> " % NUM)
     start = v.pos
-    deadline = time.monotonic() + 30 * SCALE
-    while time.monotonic() < deadline:
-        v.send(CTRL_C)
-        pause = time.monotonic() + 0.3 * SCALE
-        while time.monotonic() < pause:
-            try:
-                v._read(0.02)
-            except EOFError:
-                v.fail("vlad ended")
-            m = rx.search(v.out, start)
-            if m:
-                v.pos = m.start()
-                v.expect(r"suspended as \*interrupted\*: ,resume continues "
-                         r"it, ,drop forgets it\n")
-                v.expect(r"vlad> ")
-                return int(m.group(1)), v.out[start:m.start()]
-            if done.search(v.out, start):
-                v.expect(r"vlad> ")
-                return None
-    v.fail("neither an interrupt nor the end of %r" % line)
+    m = v.ctrl_c_until(r"interrupted after (\d+) steps|\n(%s)\n(\^C\n)*"
+                       r"vlad> " % NUM)
+    if m.group(1) is None:
+        v.expect(r"vlad> ")             # it finished first
+        return None
+    v.pos = m.start()
+    v.expect(r"suspended as \*interrupted\*: ,resume continues it, ,drop "
+             r"forgets it\n")
+    v.expect(r"vlad> ")
+    return int(m.group(1)), v.out[start:m.start()]
 
 
 def finish(v, command):
