@@ -21,6 +21,12 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/ad/checkpoint-inside-cpj-cpj.vlad \
 	%reldir%/ad/closures.vlad \
 	%reldir%/ad/confusion.vlad \
+	%reldir%/ad/cpj-rounding.vlad \
+	%reldir%/ad/cpj-rounding-bisection1.vlad \
+	%reldir%/ad/cpj-rounding-bisection4.vlad \
+	%reldir%/ad/cpj-rounding-budget8k.vlad \
+	%reldir%/ad/cpj-rounding-slots2.vlad \
+	%reldir%/ad/cpj-rounding-slots3.vlad \
 	%reldir%/ad/error-arity-fwd.vlad \
 	%reldir%/ad/error-arity-rev.vlad \
 	%reldir%/ad/error-cotangent-boolean.vlad \
@@ -424,6 +430,7 @@ VLAD_EXAMPLE_TESTS = \
 VLAD_TEST_FILES = \
 	%reldir%/checkpoint/reference-programs.vlad \
 	%reldir%/ad/ad-lib.vlad \
+	%reldir%/ad/cpj-rounding-lib.vlad \
 	%reldir%/ad/math-tails-ref.vlad \
 	%reldir%/checkpoint/context-programs.vlad \
 	%reldir%/checkpoint/harness.vlad \
