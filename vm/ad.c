@@ -501,7 +501,8 @@ Value vl_ad_binary(VladState *S, int op, Value a, Value b)
 #define VLM_FN(ID, a) vl_ad_unary(S, IN_##ID, (a))
 #define VLM_FN2(ID, a, b) vl_ad_binary(S, IN_##ID, (a), (b))
 #define VLM_IF_NONZERO(g, e) (vl_value_primal(g) == 0 ? vl_num(0) : (e))
-#define VLM_IF_NORMAL(g, e, f) (isnormal(vl_value_primal(g)) ? (e) : (f))
+#define VLM_IF(p, g, h, e, f) \
+    (p(vl_value_primal(g), vl_value_primal(h)) ? (e) : (f))
 #define VLM_ONE_MINUS_SQ(a) lifted_one_minus_sq(S, (a))
 #define VLM_SECH2(x, y) lifted_sech2(S, (x), (y))
 #define VLM_SCALE(a, b) \

@@ -12,8 +12,8 @@
  * 0 - e lifted), VLM_FN2(ID, e, f) (another row of this table),
  * VLM_IF_NONZERO(g, e) (0 where the primal of g is zero, else e: expt's
  * partial in its exponent, which is 0 at a zero base rather than
- * 0 * log 0), VLM_IF_NORMAL(g, e, f) (e where the primal of g is a
- * normal number -- finite, nonzero, not subnormal --, else f),
+ * 0 * log 0), VLM_IF(p, g, h, e, f) (e where p(primal of g, primal of h),
+ * a C predicate of two doubles, holds, else f),
  * VLM_SCALE(a, b) (a power of 2, from the primals: 2^-e with 2^e <=
  * max(|a|, |b|) < 2^(e+1); a constant) and VLM_SUMSQ(a, b) ((a s)^2 +
  * (b s)^2, s = VLM_SCALE(a, b): between 1 and 8, with no overflow or
@@ -48,16 +48,18 @@
  * ((atan y 1e-170) at y = 1e-170 has partial 5e169, not +inf), and
  * scaling by a power of 2 rounds as the plain formula does where that
  * one is in range (the same bits: the partials of (atan 4 4) are 1/8).
- * expt's partial in its base is b (y/a), y = a^b, where y is a normal
- * number: b a^(b-1) rounds b - 1 first, an error of |log a| times that of
- * b - 1 in a^(b-1), hundreds of ulps where |log a| is large; b a^(b-1) is
- * kept where y is 0, subnormal or infinite (a^(b-1) may still be finite).
- * Its partial in the exponent is y log a (T = log a), or a (a^(b-1) log a)
- * where y is not normal: a subnormal y's rounding would be multiplied by
- * |log a|, and where y overflows the partial may not (expt 2 b at b =
- * 1024).  The other partials cancel or overflow nowhere the partial itself
- * does not.  tests/unit/test-math2.c
- * checks the rows against reference values (tests/unit/math-ref.h).
+ * expt's partial in its base is b a^(b-1), but where b - 1 rounds (b
+ * below 1/2, most negative b) and y = a^b is a normal number, b (y/a):
+ * the rounding of b - 1 costs |log a| times as much in a^(b-1), hundreds
+ * of ulps where |log a| is large.  (b a^(b-1) is kept where it can: its
+ * derivative in a, b (b-1) a^(b-2), is one term, where that of b (y/a)
+ * is a difference, which cancels near b = 1 and is NaN where both terms
+ * overflow.)  Its partial in the exponent is y log a (T = log a), or
+ * a (a^(b-1) log a) where y is not normal: a subnormal y's rounding would
+ * be multiplied by |log a|, and where y overflows the partial may not
+ * (expt 2 b at b = 1024).  The other partials cancel or overflow nowhere
+ * the partial itself does not.  tests/unit/test-math2.c checks the rows
+ * against reference values (tests/unit/math-ref.h).
  *
  * Adding a differentiable binary operation is one row here, its line in
  * doc/reference.md section 6, and its tests (tests/unit/test-math2.c
@@ -105,12 +107,12 @@ static inline double vl_math2_modulo(double a, double b)
         VLM_SUMSQ(VLM_A, VLM_B), VLM_OVER_SUMSQ(VLM_B),                   \
         VLM_NEG(VLM_OVER_SUMSQ(VLM_A)), VLM_STORED)                       \
     ROW(EXPT, "expt", VLM_TWO, VLM_NO_UNIT, pow(a, b), VLM_FN(LOG, VLM_A), \
-        VLM_MUL(VLM_B, VLM_IF_NORMAL(VLM_VAL, VLM_DIV(VLM_VAL, VLM_A),    \
-                                     VLM_POW_B1)),                        \
+        VLM_MUL(VLM_B, VLM_IF(vl_math_pow_quotient, VLM_VAL, VLM_B,       \
+                              VLM_DIV(VLM_VAL, VLM_A), VLM_POW_B1)),      \
         VLM_IF_NONZERO(VLM_A,                                             \
-                       VLM_IF_NORMAL(VLM_VAL, VLM_MUL(VLM_VAL, VLM_T),    \
-                                     VLM_MUL(VLM_A, VLM_MUL(VLM_POW_B1,   \
-                                                            VLM_T)))),    \
+                       VLM_IF(vl_math_normal, VLM_VAL, VLM_VAL,           \
+                              VLM_MUL(VLM_VAL, VLM_T),                    \
+                              VLM_MUL(VLM_A, VLM_MUL(VLM_POW_B1, VLM_T)))), \
         VLM_STORED)                                                       \
     ROW(MODULO, "modulo", VLM_TWO, VLM_NO_UNIT, vl_math2_modulo(a, b),    \
         VLM_K(0), VLM_K(1), VLM_NEG(VLM_FN(FLOOR, VLM_DIV(VLM_A, VLM_B))), \
@@ -161,6 +163,25 @@ static inline double vl_math2_unit(int row)
     }
 }
 
+/* Predicates for VLM_IF.  Whether y is a normal number (finite,
+   nonzero, not subnormal; the second argument is not read). */
+static inline int vl_math_normal(double y, double unused)
+{
+    (void)unused;
+    return isnormal(y);
+}
+
+/* Whether expt's partial in its base is taken as b (y/a), y = a^b: where
+   b - 1 rounds (the error of the sum, by Knuth's TwoSum, is not 0) and y
+   is normal. */
+static inline int vl_math_pow_quotient(double y, double b)
+{
+    double s = b - 1;
+    double bb = s - b;
+    double e = (b - (s - bb)) + (-1 - bb);
+    return e != 0 && isnormal(y);
+}
+
 /* VLM_SCALE: the power of 2 that brings the larger of |a| and |b| to
    [1, 2): 2^-e where 2^e <= max(|a|, |b|) < 2^(e+1), e kept within
    [-1022, 1023] so that it is a normal double; 1 where the larger is
@@ -196,6 +217,6 @@ static inline double vl_math_sumsq(double a, double b)
 #define VLM_PLAIN_FN2(ID, a, b) vl_math2_value(VL_M2_##ID, (a), (b))
 #define VLM_PLAIN_SCALE(a, b) vl_math_scale((a), (b))
 #define VLM_PLAIN_SUMSQ(a, b) vl_math_sumsq((a), (b))
-#define VLM_PLAIN_IF_NORMAL(g, e, f) (isnormal(g) ? (e) : (f))
+#define VLM_PLAIN_IF(p, g, h, e, f) (p((g), (h)) ? (e) : (f))
 
 #endif

@@ -22,4 +22,4 @@
 #undef VLM_SCALE
 #undef VLM_SUMSQ
 #undef VLM_IF_NONZERO
-#undef VLM_IF_NORMAL
+#undef VLM_IF
