@@ -21,6 +21,12 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/ad/checkpoint-inside-cpj-cpj.vlad \
 	%reldir%/ad/closures.vlad \
 	%reldir%/ad/confusion.vlad \
+	%reldir%/ad/cpj-rounding.vlad \
+	%reldir%/ad/cpj-rounding-bisection1.vlad \
+	%reldir%/ad/cpj-rounding-bisection4.vlad \
+	%reldir%/ad/cpj-rounding-budget8k.vlad \
+	%reldir%/ad/cpj-rounding-slots2.vlad \
+	%reldir%/ad/cpj-rounding-slots3.vlad \
 	%reldir%/ad/error-arity-fwd.vlad \
 	%reldir%/ad/error-arity-rev.vlad \
 	%reldir%/ad/error-cotangent-boolean.vlad \
@@ -62,6 +68,8 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/ad/random-grad-4.vlad \
 	%reldir%/ad/math1.vlad \
 	%reldir%/ad/math2.vlad \
+	%reldir%/ad/math-tails.vlad \
+	%reldir%/ad/math-tails-cases.vlad \
 	%reldir%/ad/escape-free.vlad \
 	%reldir%/ad/sweep-far-parents.vlad \
 	%reldir%/ad/modulo-partials.vlad \
@@ -431,6 +439,8 @@ VLAD_EXAMPLE_TESTS = \
 VLAD_TEST_FILES = \
 	%reldir%/checkpoint/reference-programs.vlad \
 	%reldir%/ad/ad-lib.vlad \
+	%reldir%/ad/cpj-rounding-lib.vlad \
+	%reldir%/ad/math-tails-ref.vlad \
 	%reldir%/checkpoint/context-programs.vlad \
 	%reldir%/checkpoint/harness.vlad \
 	%reldir%/cpj/check.vlad \
@@ -464,7 +474,8 @@ VLAD_UNIT_TESTS = \
 
 ## Files the unit tests include (e.g. a tests/unit/check.h harness):
 ## distributed, never compiled on their own.
-VLAD_UNIT_SUPPORT = %reldir%/unit/check.h %reldir%/unit/state.h
+VLAD_UNIT_SUPPORT = %reldir%/unit/check.h %reldir%/unit/state.h \
+	%reldir%/unit/math-ref.h %reldir%/unit/ulps.h
 
 ## The conformance suite, vendored (tests/conformance/README.md): the
 ## runner and its programs.  The .vlad files are run by conformance.sh, not
@@ -555,6 +566,7 @@ EXTRA_DIST += \
 	%reldir%/ad/gen-random.py \
 	%reldir%/ad/gen-primal-only.py \
 	%reldir%/ad/gen-fresh-tags.py \
+	%reldir%/unit/gen-math-ref.py \
 	%reldir%/ad/tape-nodes.sh \
 	$(VLAD_UNIT_SUPPORT) \
 	$(VLAD_CONFORMANCE_TESTS) \

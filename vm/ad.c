@@ -501,6 +501,52 @@ Value vl_ad_binary(VladState *S, int op, Value a, Value b)
 #define VLM_FN(ID, a) vl_ad_unary(S, IN_##ID, (a))
 #define VLM_FN2(ID, a, b) vl_ad_binary(S, IN_##ID, (a), (b))
 #define VLM_IF_NONZERO(g, e) (vl_value_primal(g) == 0 ? vl_num(0) : (e))
+#define VLM_IF(p, g, h, e, f) \
+    (p(vl_value_primal(g), vl_value_primal(h)) ? (e) : (f))
+#define VLM_ONE_MINUS_SQ(a) lifted_one_minus_sq(S, (a))
+#define VLM_SECH2(x, y) lifted_sech2(S, (x), (y))
+#define VLM_SCALE(a, b) \
+    vl_num(vl_math_scale(vl_value_primal(a), vl_value_primal(b)))
+#define VLM_SUMSQ(a, b) lifted_sumsq(S, (a), (b))
+
+/* The operations of the tables that use an operand twice or choose a
+   formula by a primal, lifted: the same operations, in the same order,
+   as their plain readings (vm/math1.h, vm/math2.h), so that the primal
+   of a lifted derivative is the plain one bit for bit; what they compute
+   from primals (an error term, a sign, a scale) is a constant here. */
+static Value lifted_one_minus_sq(VladState *S, Value a)
+{
+    double err = vl_math_sq_err(vl_value_primal(a));
+    Value d = vl_ad_binary(S, IN_MUL, a, a);
+    d = vl_ad_binary(S, IN_SUB, vl_num(1), d);
+    return vl_ad_binary(S, IN_SUB, d, vl_num(err));
+}
+
+static Value lifted_sech2(VladState *S, Value x, Value y)
+{
+    double px = vl_value_primal(x);
+    if (fabs(px) < 20) {
+        Value t = vl_ad_unary(S, IN_COSH, x);
+        t = vl_ad_binary(S, IN_DIV, vl_num(1), t);
+        return vl_ad_binary(S, IN_MUL, t, t);
+    }
+    double sign = px < 0 ? -1 : 1;      /* -|x| is -sign x, |y| sign y */
+    Value v = vl_ad_binary(S, IN_MUL, vl_num(-sign), x);
+    v = vl_ad_unary(S, IN_EXP, v);
+    Value s = vl_ad_binary(S, IN_MUL, vl_num(sign), y);
+    s = vl_ad_binary(S, IN_ADD, vl_num(1), s);
+    s = vl_ad_binary(S, IN_MUL, v, s);
+    return vl_ad_binary(S, IN_MUL, s, s);
+}
+
+static Value lifted_sumsq(VladState *S, Value a, Value b)
+{
+    Value s = VLM_SCALE(a, b);
+    Value as = vl_ad_binary(S, IN_MUL, a, s);
+    Value bs = vl_ad_binary(S, IN_MUL, b, s);
+    Value q = vl_ad_binary(S, IN_MUL, as, as);
+    return vl_ad_binary(S, IN_ADD, q, vl_ad_binary(S, IN_MUL, bs, bs));
+}
 
 static Value binary_general(VladState *S, int op, Value a, Value b)
 {

@@ -17,4 +17,9 @@
 #undef VLM_NEG
 #undef VLM_FN
 #undef VLM_FN2
+#undef VLM_SECH2
+#undef VLM_ONE_MINUS_SQ
+#undef VLM_SCALE
+#undef VLM_SUMSQ
 #undef VLM_IF_NONZERO
+#undef VLM_IF

@@ -13,19 +13,32 @@
  *   operands parents and with either one a constant, as the sweep reads
  *   them (the parents' primals through the callback);
  * - the strong-zero product (IN__COUNT) has the product's partials.
+ * And at the points of tests/unit/math-ref.h, which reach the tails
+ * (arguments from 1e-300 to 1e300; atan's where a^2 + b^2 overflows or
+ * underflows, expt's where b - 1 rounds and |log a| is large; every row
+ * must have some): the partials of the fast paths are within MAX_ULPS
+ * units in the last place of the references (mpmath's, rounded once;
+ * tests/unit/gen-math-ref.py), and the tape gives them bit for bit.
  * The ids of the rows are the first inline ids, in the table's order;
  * each is a binary operation (VL_IS_MATH2) of arity 2 whose unit, when it
  * has one, is the identity that makes (op u x) the one-operand form.
  * The general path (arguments carrying other perturbations) is checked by
- * tests/ad/math2.vlad, whose nested derivatives run it.
+ * tests/ad/math2.vlad and tests/ad/math-tails.vlad, whose nested
+ * derivatives run it.
  */
 #include "config.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "tests/unit/check.h"
+#include "tests/unit/math-ref.h"
+#include "tests/unit/ulps.h"
 #include "vm/adfast.h"
+
+/* the accuracy wanted of every row's partials at the reference points */
+#define MAX_ULPS 4
 
 typedef struct Row {
     int id;
@@ -84,6 +97,36 @@ static void tape_partials(int op, double a, double b, int pa, int pb,
     CHECK(p[0] == p0);
     if (n == 2)
         CHECK(p[1] == 11);
+}
+
+/* Row r's partials against the references: how many points it has. */
+static int check_reference(const char *name, int id)
+{
+    int n = 0;
+    double worst = 0;
+    for (size_t k = 0; k < sizeof math_ref2 / sizeof math_ref2[0]; k++) {
+        const MathRef2 *m = &math_ref2[k];
+        if (strcmp(m->name, name) != 0)
+            continue;
+        n++;
+        double y = vl_math2_value(id, m->a, m->b), da, db, d[2];
+        vl_ad_partials2(id, m->a, m->b, y, &da, &db);
+        double ea = math_ref_ulps(da, m->da), eb = math_ref_ulps(db, m->db);
+        worst = fmax(worst, fmax(ea, eb));
+        if (ea > MAX_ULPS || eb > MAX_ULPS) {
+            printf("FAIL %s at (%.17g, %.17g): partials %.17g %.17g, "
+                   "references %.17g %.17g (%.3g, %.3g ulps)\n", name, m->a,
+                   m->b, da, db, m->da, m->db, ea, eb);
+            check_failed++;
+        } else {
+            check_passed++;
+        }
+        tape_partials(id, m->a, m->b, 1, 1, y, da, db, d);
+        CHECK(same_bits(d[0], da) && same_bits(d[1], db));
+    }
+    if (getenv("VLAD_MATH_REF_VERBOSE") != NULL)
+        printf("%s: %d points, at most %.3g ulps\n", name, n, worst);
+    return n;
 }
 
 int main(void)
@@ -153,6 +196,12 @@ int main(void)
                           == vl_tape_rule2(IN_MUL, 1, 1));
                 }
             }
+        if (check_reference(row->name, row->id) == 0) {
+            printf("FAIL: no reference points for %s in "
+                   "tests/unit/math-ref.h (run tests/unit/gen-math-ref.py)\n",
+                   row->name);
+            check_failed++;
+        }
     }
     return CHECK_DONE();
 }
