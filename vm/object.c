@@ -73,6 +73,12 @@ int vl_value_equal(Value a, Value b)
     return equal(a, b, 0);
 }
 
+/* memcmp of n bytes, which may be none (and the pointers NULL). */
+static int same_bytes(const void *a, const void *b, size_t n)
+{
+    return n == 0 || memcmp(a, b, n) == 0;
+}
+
 /* The code of one prototype, without its children: what it executes and
    the frames it makes (positions, names and the patterns of messages
    aside). */
@@ -84,13 +90,13 @@ static int same_own_code(const Proto *a, const Proto *b)
         || a->nregs != b->nregs || a->nparams != b->nparams
         || a->nfree != b->nfree || a->ctlreg != b->ctlreg)
         return 0;
-    if (memcmp(a->code, b->code, a->ncode * sizeof *a->code) != 0
-        || memcmp(a->liveat, b->liveat, (a->ncode + 1) * sizeof *a->liveat)
-               != 0
-        || memcmp(a->liveruns, b->liveruns,
-                  a->liveat[a->ncode] * sizeof *a->liveruns) != 0
-        || memcmp(a->captures, b->captures, a->nfree * sizeof *a->captures)
-               != 0)
+    if (!same_bytes(a->code, b->code, a->ncode * sizeof *a->code)
+        || !same_bytes(a->liveat, b->liveat,
+                       (a->ncode + 1) * sizeof *a->liveat)
+        || !same_bytes(a->liveruns, b->liveruns,
+                       a->liveat[a->ncode] * sizeof *a->liveruns)
+        || !same_bytes(a->captures, b->captures,
+                       a->nfree * sizeof *a->captures))
         return 0;
     for (uint32_t k = 0; k < a->nconsts; k++)
         if (!equal(a->consts[k], b->consts[k], 1))
