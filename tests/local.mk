@@ -447,7 +447,8 @@ VLAD_UNIT_TESTS = \
 	%reldir%/unit/test-gc-managed \
 	%reldir%/unit/test-math1 \
 	%reldir%/unit/test-math2 \
-	%reldir%/unit/test-cpj-interface
+	%reldir%/unit/test-cpj-interface \
+	%reldir%/unit/test-ckpt-load
 
 ## Files the unit tests include (e.g. a tests/unit/check.h harness):
 ## distributed, never compiled on their own.
@@ -736,7 +737,7 @@ VLAD_API_LINK = -no-install
 %canon_reldir%_api_test_api_spill_CPPFLAGS = $(VLAD_API_INCLUDES)
 %canon_reldir%_api_test_api_spill_LDADD = $(VLAD_API_LINKLIBS) -lpthread
 %canon_reldir%_api_test_api_spill_LDFLAGS = $(VLAD_API_LINK)
-%canon_reldir%_api_test_api_forged_SOURCES = %reldir%/api/test-api-forged.c %reldir%/api/apitest.h
+%canon_reldir%_api_test_api_forged_SOURCES = %reldir%/api/test-api-forged.c %reldir%/api/apitest.h %reldir%/api/forge.h
 %canon_reldir%_api_test_api_forged_CPPFLAGS = $(VLAD_API_INCLUDES)
 %canon_reldir%_api_test_api_forged_LDADD = $(VLAD_API_LINKLIBS)
 %canon_reldir%_api_test_api_forged_LDFLAGS = $(VLAD_API_LINK)
