@@ -952,16 +952,19 @@ static void read_run(Dec *d)
     add_obj(d, R_RUN, run)->ix = index_run(d, run);
 }
 
-/* What the tag check needs of a sequence: its own j* and *j frames'
-   tags, how many there are down its 'below' chain (where a checkpoint's
-   delimiters are, vm/contseg.h), and the nearest piece down there with
-   some of its own.  Made in O(1) from the run's index. */
+/* What the loader keeps of a sequence: for the tag check, its own j*
+   and *j frames' tags, how many there are down its 'below' chain (where
+   a checkpoint's delimiters are, vm/contseg.h) and the nearest piece down
+   there with some of its own; and the code of its top frame, which made
+   a checkpoint's pending application.  Made in O(1) from the run's
+   index. */
 typedef struct SegIx {
     uint64_t spine;             /* j* and *j frames, its own and below */
     const struct SegIx *down;   /* the nearest piece below with its own */
     const int64_t *tags;        /* its own: tags[0 .. own) */
     uint32_t own;
     int checked;                /* the tags down from here are distinct */
+    const Proto *top;           /* its top frame's code (NULL: none) */
 } SegIx;
 
 static const SegIx no_frames;
@@ -1010,6 +1013,11 @@ static void read_seg(Dec *d)
                                                        : bx->spine + y->own;
             y->down = bx->own > 0 ? bx : bx->down;
         }
+        /* below ++ range ++ ref: the top frame is ref's, else the
+           range's last, else below's */
+        y->top = ref != NULL ? ((const SegIx *)ro->ix)->top
+                 : count > 0 ? run->frames[first + count - 1].closure->proto
+                 : bx != NULL ? bx->top : NULL;
         seg = s;
         x = y;
     }
@@ -1047,27 +1055,24 @@ static void check_tags(Dec *d, const SegIx *x)
         ((SegIx *)s)->checked = 1;
 }
 
-/* The argument of a checkpoint's pending application: an internal
-   procedure (checkpoint-*j's driver calling its own) may be given
-   internal values; j*, *j, checkpoint and primops an internal procedure
-   to call (the prelude's differentiating its own wrapper); else none. */
-static void pending_arg(Dec *d, Value callee, Value arg)
+/* Whether p is code of checkpoint-*j's driver or of the prelude (which
+   may hold internal values, and pass them). */
+static int driver_code(const VladState *S, const Proto *p)
+{
+    return p->unit != NULL ? ((const VlUnit *)p->unit)->prelude
+                           : internal_control(S, p);
+}
+
+/* The argument of a checkpoint's pending application, made by the code
+   of its sequence's top frame ('top', NULL: none): that of an internal
+   procedure, or a call the prelude's code makes, may hold internal
+   values (the driver calling its own; (map %leaves cols) in jacobian);
+   else none. */
+static void pending_arg(Dec *d, Value callee, Value arg, const Proto *top)
 {
     const VladState *S = d->S;
-    if (internal(S, callee))
-        return;
-    if (IS_CLOSURE(callee) && IS_PAIR(arg)) {
-        const Proto *p = AS_CLOSURE(callee)->proto;
-        if ((p == S->control[CTL_JSTAR] || p == S->control[CTL_STARJ]
-             || p == S->control[CTL_CHECKPOINT]
-             || p == S->control[CTL_PRIMOPS])
-            && IS_CLOSURE(AS_PAIR(arg)->car)
-            && internal(S, AS_PAIR(arg)->car)) {
-            outside(d, AS_PAIR(arg)->cdr);
-            return;
-        }
-    }
-    outside(d, arg);
+    if (!internal(S, callee) && (top == NULL || !driver_code(S, top)))
+        outside(d, arg);
 }
 
 static void read_ckpt(Dec *d)
@@ -1083,9 +1088,10 @@ static void read_ckpt(Dec *d)
     } else {
         k->callee = get_value(d, ROLE_DATA, 0);
         k->arg = get_value(d, ROLE_DATA, 0);
-        pending_arg(d, k->callee, k->arg);
         Obj *so;
         k->seq = opt_ref_at(d, R_SEG, &so);
+        pending_arg(d, k->callee, k->arg,
+                    so != NULL ? ((const SegIx *)so->ix)->top : NULL);
         k->steps_at = vl_ckpt_get_i(&d->in);
         k->nframes = vl_seg_frames(k->seq);
         k->bytes = vl_seg_bytes(k->nframes, vl_seg_values(k->seq));
