@@ -510,7 +510,8 @@ static VlUnit *text_unit(Dec *d, Text *t, uint32_t form, uint64_t rebound)
 {
     VladState *S = d->S;
     if (!t->read) {
-        t->forms = vl_unit_read(S, t->text, t->len, t->name, &t->nforms);
+        t->forms = vl_unit_read(S, t->text, t->len, t->name, d->in.name,
+                                &t->nforms);
         t->units = vl_gc_alloc((t->nforms ? t->nforms : 1)
                                * sizeof *t->units);
         t->read = 1;

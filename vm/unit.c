@@ -95,12 +95,18 @@ uint64_t vl_unit_hash(VlUnit *u)
 }
 
 Datum **vl_unit_read(VladState *S, const char *text, size_t len,
-                     const char *name, uint32_t *n)
+                     const char *name, const char *file, uint32_t *n)
 {
     Datum *forms;
     VlDiag *diags = NULL;
-    if (vl_read_string(S->syms, text, len, name, &forms, &diags)
-        != VL_READ_OK)
+    VlReadStatus st = vl_read_string_stop(S->syms, text, len, name,
+                                          &S->interrupt, &forms, &diags);
+    if (st == VL_READ_STOPPED) {
+        S->interrupt = 0;
+        vl_except_at(S, VLAD_ERR_INTERRUPTED, (SrcPos){file, 0, 0},
+                     "interrupted while loading it");
+    }
+    if (st != VL_READ_OK)
         vl_except_runtime(S, VLAD_ERR_SYNTAX, "the code of the checkpoint "
                           "(%s) does not read: %s", name,
                           diags != NULL ? diags->message : "?");

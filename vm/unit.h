@@ -60,9 +60,11 @@ VL_INTERNAL uint64_t vl_unit_hash(VlUnit *u);
 
 /* The top-level forms of 'text', read for vl_unit_recompile: an array
    of '*n' datums (read once, indexed in O(1)); raises when the text does
-   not read. */
+   not read, VLAD_ERR_INTERRUPTED when an interrupt is asked for while it
+   is read (the message located at 'file': the checkpoint file's). */
 VL_INTERNAL Datum **vl_unit_read(VladState *S, const char *text, size_t len,
-                                 const char *name, uint32_t *n);
+                                 const char *name, const char *file,
+                                 uint32_t *n);
 
 /* Compile 'datum', form 'form' of 'text' (vl_unit_read gave it), again,
    in the user environment, taking the inline decisions 'rebound': a new

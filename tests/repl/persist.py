@@ -8,14 +8,18 @@ missing, damaged or foreign file, a name that is no checkpoint) say why
 and the REPL keeps its state; a forged file refused (no checkpoint in
 it, an internal value of vlad, a program text that does not read) has
 defined nothing and, from the shell, run nothing (issue 31, W1); Ctrl-C
-stops a long ,restore (issue 31, H1)."""
+stops a long ,restore, SIGINT and SIGTERM a long vlad --resume (issue
+31, H1)."""
 
 import os
 import re
+import signal
 import struct
+import subprocess
 import time
 import zlib
 
+import vlpty
 import workload
 from vlpty import (CTRL_C, CTRL_D, SCALE, Checks, Vlad, command,
                    expect_equal, leave, run)
@@ -239,10 +243,10 @@ def units_file(header, unit, n):
     return forged(header, b"".join(recs))
 
 
-def ctrl_c_restore():
-    v = Vlad(["-q"], history=t.path("history"))
-    v.prompt()
-    command(v, "(define secret 1)", r"")
+def g_unit(v):
+    """In REPL v: save (checkpoint g 1 0), g = (lambda (x) x); the header
+    of its file and the bytes of its unit after the form index (its
+    hash): what units_file needs."""
     command(v, "(define (g x) x)", r"")
     command(v, "(define u (checkpoint g 1 0))", r"")
     good = t.path("g.ckpt")
@@ -264,12 +268,20 @@ def ctrl_c_restore():
         p += n
     assert data[p:p + 4] == bytes([R_UNIT, 0, 0, 0])  # text 0, rebound 0
     unit = data[p + 5:]                 # (form 0: one byte) its hash ...
-    unit = unit[:next(i for i, c in enumerate(unit) if not c & 0x80) + 1]
+    return data[:32], unit[:next(i for i, c in enumerate(unit)
+                                 if not c & 0x80) + 1]
+
+
+def ctrl_c_restore():
+    v = Vlad(["-q"], history=t.path("history"))
+    v.prompt()
+    command(v, "(define secret 1)", r"")
+    header, unit = g_unit(v)
     path = t.path("long.ckpt")
     n = 200000
     while True:
         with open(path, "wb") as f:
-            f.write(units_file(data[:32], unit, n))
+            f.write(units_file(header, unit, n))
         line = ",restore %s" % path
         v.line(line)
         v.expect(re.escape(line) + r"\n")
@@ -295,6 +307,25 @@ def ctrl_c_restore():
     command(v, "secret", r"1\n")
     command(v, ",resume", r"nothing to resume .*\n")
     command(v, "(+ 1 2)", r"3\n")
+    # vlad --resume of such a file: SIGINT and SIGTERM end it while it
+    # loads (the file grows until the signal comes first)
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        n = 200000
+        while True:
+            with open(path, "wb") as f:
+                f.write(units_file(header, unit, n))
+            p = subprocess.Popen([vlpty.VLAD, "--resume", path],
+                                 env=dict(os.environ, **vlpty.VLAD_ENV),
+                                 stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE)
+            time.sleep(0.2 * SCALE)
+            p.send_signal(sig)
+            out, err = p.communicate(timeout=60 * SCALE)
+            if p.returncode == -sig or n >= 1600000:
+                break
+            n *= 2
+        expect_equal("vlad --resume of %d units, signal %d" % (n, sig),
+                     (p.returncode, out), (-sig, b""))
     leave(v)
 
 
@@ -305,6 +336,7 @@ for name, fn in [(",save, quit, ,restore, ,resume; vlad --resume",
                  ("refused files and uses", refusals),
                  ("forged files refused change nothing",
                   refused_change_nothing),
-                 ("Ctrl-C stops a long ,restore", ctrl_c_restore)]:
+                 ("Ctrl-C stops a long ,restore, signals a long "
+                  "--resume", ctrl_c_restore)]:
     t.check(name, fn)
 t.finish()

@@ -32,6 +32,7 @@
 #include "tests/unit/state.h"
 #include "vm/ckptload.h"
 #include "vm/ckptsave.h"
+#include "parser/read.h"
 #include "vm/unit.h"
 #include "tests/api/forge.h"
 
@@ -110,7 +111,8 @@ static void hash_job(VladState *S, void *ud)
 {
     Hash *h = ud;
     uint32_t n;
-    Datum **forms = vl_unit_read(S, h->text, strlen(h->text), "t.vlad", &n);
+    Datum **forms = vl_unit_read(S, h->text, strlen(h->text), "t.vlad",
+                                 "<test>", &n);
     VlUnit *u = vl_unit_recompile(S, forms[h->form], h->text,
                                   strlen(h->text), "t.vlad", h->form, 0);
     h->hash = vl_unit_hash(u);
@@ -299,6 +301,15 @@ static void interrupted(VladState *S)
     Value v;
     CHECK(vl_state_lookup(S, "kept", &v) && vl_value_primal(v) == 1.0);
     free(b.d);
+    /* and the reader of a saved text looks at the flag at every token */
+    Datum *out;
+    VlDiag *diags;
+    volatile sig_atomic_t stop = 1;
+    CHECK(vl_read_string_stop(S->syms, "(a b) (c d)", 11, "t", &stop, &out,
+                              &diags) == VL_READ_STOPPED && out == NULL);
+    stop = 0;
+    CHECK(vl_read_string_stop(S->syms, "(a b) (c d)", 11, "t", &stop, &out,
+                              &diags) == VL_READ_OK && out != NULL);
 }
 
 int main(void)
