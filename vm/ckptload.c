@@ -784,9 +784,9 @@ static void read_chunk(Dec *d)
         has_general |= c->slots[j].parent == VL_TAPE_GENERAL;
     }
     c->conts = upto[c->used];
+    const uint32_t *prev_upto = prev != NULL ? po->ix : NULL;
     c->conts_before = prev != NULL
-                      ? prev->conts_before + ((const uint32_t *)po->ix)[c->prev_n]
-                      : 0;
+                      ? prev->conts_before + prev_upto[c->prev_n] : 0;
     c->general = general || has_general || (prev != NULL && prev->general);
     c->compact_tag = compact && !c->general ? c->tag : 0;
     c->managed = 0;
@@ -999,7 +999,8 @@ static void read_seg(Dec *d)
         SegIx *y = vl_gc_alloc(sizeof *y);
         const SegIx *bx = bo != NULL ? bo->ix : NULL;
         if (ix != NULL) {
-            uint32_t a = ix->dl_before[first], b = ix->dl_before[first + count];
+            uint32_t a = ix->dl_before[first];
+            uint32_t b = ix->dl_before[first + count];
             if (b > a) {
                 s->hook_lo = (int32_t)ix->dl_at[a];
                 s->hook_hi = (int32_t)ix->dl_at[b - 1];
