@@ -409,10 +409,8 @@ static void cmd_restore(VlSession *s, const char *arg)
     char *file, *name;
     two_words(buf, &file, &name);
     VladValue u;
-    if (vlad_checkpoint_load(s->S, file, &u) != VLAD_OK) {
-        fputs(vlad_last_error(s->S)->text, stderr);
+    if (vl_session_restore(s, file, &u) != VLAD_OK)
         return;
-    }
     if (name != NULL) {
         if (vlad_set_global(s->S, name, u) != VLAD_OK) {
             fputs(vlad_last_error(s->S)->text, stderr);

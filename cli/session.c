@@ -387,6 +387,21 @@ VladStatus vl_session_resume(VlSession *s)
     return run(s, &r, 0);
 }
 
+VladStatus vl_session_restore(VlSession *s, const char *path, VladValue *u)
+{
+    vl_signals_arm(s->S);
+    VladStatus st = vlad_checkpoint_load(s->S, path, u);
+    int hit = vl_signals_disarm();
+    if (st != VLAD_OK) {
+        if (st == VLAD_ERR_INTERRUPTED)
+            fputc('\n', stderr);
+        fputs(vlad_last_error(s->S)->text, stderr);
+    }
+    if (hit)
+        consume_interrupt(s);   /* (one that came after the last poll) */
+    return st;
+}
+
 void vl_session_adopt(VlSession *s, VladValue u)
 {
     forget_suspension(s);

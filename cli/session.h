@@ -83,6 +83,11 @@ VladStatus vl_session_resume(VlSession *s);
    it was a ,load (saying which lines were not run). */
 void vl_session_drop(VlSession *s);
 
+/* Load the checkpoint saved in the file at 'path' (,restore) into '*u',
+   Ctrl-C armed: it stops a long load (VLAD_ERR_INTERRUPTED).  A failure
+   is reported on standard error. */
+VladStatus vl_session_restore(VlSession *s, const char *path, VladValue *u);
+
 /* Make checkpoint u the suspended evaluation (,restore): ,resume
    continues it and prints its value. */
 void vl_session_adopt(VlSession *s, VladValue u);

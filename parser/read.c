@@ -181,6 +181,10 @@ static void input_ended(Reader *P)
    (with its 'error' rules) when ')' or '.' comes too early. */
 TokKind vl_read_token(Reader *P, TokVal *val, TokLoc *loc)
 {
+    if (P->stop != NULL && *P->stop) {
+        P->stopped = true;
+        longjmp(P->fatal, 1);
+    }
     TokKind tk = (TokKind)vl_lexer_lex(val, loc, P->scanner);
     P->last = tk;
     P->ctx.kind = 0;
@@ -352,8 +356,17 @@ Datum *vl_read_list_close(Reader *P, TokLoc open, char odelim,
 VlReadStatus vl_read_string(VlSymtab *syms, const char *src, size_t len,
                             const char *file, Datum **out, VlDiag **diags)
 {
+    return vl_read_string_stop(syms, src, len, file, NULL, out, diags);
+}
+
+VlReadStatus vl_read_string_stop(VlSymtab *syms, const char *src, size_t len,
+                                 const char *file,
+                                 const volatile sig_atomic_t *stop,
+                                 Datum **out, VlDiag **diags)
+{
     /* In GC memory, so that its fields are well defined after longjmp. */
     Reader *P = vl_gc_alloc(sizeof *P);
+    P->stop = stop;
     P->syms = syms;
     P->quote = vl_symbol_intern_c(syms, "quote");
     P->file = vl_gc_strdup(file != NULL ? file : "<string>");
@@ -370,6 +383,8 @@ VlReadStatus vl_read_string(VlSymtab *syms, const char *src, size_t len,
         if (vl_parser_parse(P) != 0 && !P->error && !P->incomplete)
             vl_read_error(P, loc_at(P->line, P->col), "syntax error");
         vl_lexer_close(P);
+    } else if (P->stopped) {
+        return VL_READ_STOPPED;     /* (the scanner to the collector) */
     } else {
         /* The scanner is abandoned to the collector. */
         vl_read_error(P, loc_at(P->line, P->col), "reader failure: %s",

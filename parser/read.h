@@ -12,6 +12,7 @@
 #ifndef VL_READ_H
 #define VL_READ_H
 
+#include <signal.h>
 #include <stddef.h>
 #include "parser/datum.h"
 
@@ -24,7 +25,8 @@ typedef struct VlDiag {
 typedef enum VlReadStatus {
     VL_READ_OK = 0,           /* '*out' is the list of datums */
     VL_READ_ERROR,            /* '*diags' lists the syntax errors */
-    VL_READ_INCOMPLETE        /* input ended inside a form; '*diags' says where */
+    VL_READ_INCOMPLETE,       /* input ended inside a form; '*diags' says where */
+    VL_READ_STOPPED           /* vl_read_string_stop: '*stop' was set */
 } VlReadStatus;
 
 /* The longest text vl_read_string reads (1 GiB; flex's lengths are ints,
@@ -42,5 +44,14 @@ typedef enum VlReadStatus {
 VL_INTERNAL VlReadStatus vl_read_string(VlSymtab *syms, const char *src,
                                         size_t len, const char *file,
                                         Datum **out, VlDiag **diags);
+
+/* The same, looking at '*stop' at every token (an interrupt flag, set
+   from a signal handler or another thread): VL_READ_STOPPED, '*out' and
+   '*diags' NULL, once it is set.  (A text of a checkpoint file is read so,
+   vm/unit.c: a load answers an interrupt however long the text.) */
+VL_INTERNAL VlReadStatus vl_read_string_stop(VlSymtab *syms, const char *src,
+                                             size_t len, const char *file,
+                                             const volatile sig_atomic_t *stop,
+                                             Datum **out, VlDiag **diags);
 
 #endif

@@ -75,6 +75,8 @@ typedef struct Reader {
     yyscan_t scanner;     /* the flex scanner (GC memory) */
     jmp_buf fatal;        /* where a flex fatal error lands (read.c) */
     const char *fatal_msg;  /* flex's message for that error */
+    const volatile sig_atomic_t *stop;  /* set: stop reading (or NULL) */
+    bool stopped;         /* ... it was */
 
     Datum *head, *tail;   /* the top-level datums read so far */
     VlDiag *diags;        /* diagnostics in source order */

@@ -470,7 +470,8 @@ VLAD_UNIT_TESTS = \
 	%reldir%/unit/test-same-code \
 	%reldir%/unit/test-cpj-interface \
 	%reldir%/unit/test-spill \
-	%reldir%/unit/test-cli-signals
+	%reldir%/unit/test-cli-signals \
+	%reldir%/unit/test-ckpt-load
 
 ## Files the unit tests include (e.g. a tests/unit/check.h harness):
 ## distributed, never compiled on their own.
@@ -773,7 +774,7 @@ VLAD_API_LINK = -no-install
 %canon_reldir%_api_test_api_spill_CPPFLAGS = $(VLAD_API_INCLUDES)
 %canon_reldir%_api_test_api_spill_LDADD = $(VLAD_API_LINKLIBS) -lpthread
 %canon_reldir%_api_test_api_spill_LDFLAGS = $(VLAD_API_LINK)
-%canon_reldir%_api_test_api_forged_SOURCES = %reldir%/api/test-api-forged.c %reldir%/api/apitest.h
+%canon_reldir%_api_test_api_forged_SOURCES = %reldir%/api/test-api-forged.c %reldir%/api/apitest.h %reldir%/api/forge.h
 %canon_reldir%_api_test_api_forged_CPPFLAGS = $(VLAD_API_INCLUDES)
 %canon_reldir%_api_test_api_forged_LDADD = $(VLAD_API_LINKLIBS)
 %canon_reldir%_api_test_api_forged_LDFLAGS = $(VLAD_API_LINK)

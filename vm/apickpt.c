@@ -98,16 +98,27 @@ typedef struct LoadJob {
     Value out;
 } LoadJob;
 
+/* A file whose value is not a checkpoint is refused before anything of
+   it is defined. */
+static void need_checkpoint(VladState *S, Value root, CkptProgram *prog,
+                            void *ud)
+{
+    const LoadJob *job = ud;
+    (void)prog;
+    if (!IS_CKPT(root))
+        vl_except_at(S, VLAD_ERR_IO, (SrcPos){job->name, 0, 0},
+                     "%s does not hold a checkpoint", job->name);
+}
+
 static void load_job(VladState *S, void *ud)
 {
     LoadJob *job = ud;
     if (job->path != NULL)
         job->data = (const unsigned char *)vl_toplevel_read_saved(
             S, job->path, &job->len);
-    job->out = vl_ckpt_load(S, job->data, job->len, job->name, NULL);
-    if (!IS_CKPT(job->out))
-        vl_except_at(S, VLAD_ERR_IO, (SrcPos){job->name, 0, 0},
-                     "%s does not hold a checkpoint", job->name);
+    CkptAccept accept = {need_checkpoint, job, NULL};
+    job->out = vl_ckpt_load(S, job->data, job->len, job->name, NULL,
+                            &accept);
 }
 
 static VladStatus load(VladState *S, LoadJob *job, VladValue *out)

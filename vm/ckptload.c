@@ -15,8 +15,20 @@
  * file is refused with an error, never run.  Code is compiled again from
  * the saved text of its top-level form and must hash as when it was
  * saved.  Tags of j* and *j get fresh numbers (two executions never
- * share one, vm/ad.h).  The state changes only at the end, when every
- * record has been read: the saved user globals are then defined.
+ * share one, vm/ad.h).  vlad's internal values (the driver's private
+ * primitives and procedures, effect logs) are accepted only where a save
+ * puts them (check_outside).  The state changes only at the end, when
+ * every record has been read and the caller has accepted the root: the
+ * saved user globals are then defined.
+ *
+ * A load takes time and memory O(size of the file): every count is
+ * checked against the bytes left, each form is compiled once whatever
+ * the number of units naming it, the delimiter frames of a run are
+ * indexed once (a segment of it finds its own in O(1)), the checks that
+ * walk structure a file may share without bound (the tags suspended in a
+ * checkpoint) are charged to a budget proportional to the file, tables
+ * keyed by the file's numbers have a secret seed (vm/keymap.h), and the
+ * interrupt flag is polled at every record and in every loop.
  *
  * The local mode (vl_ckpt_load_local) reads what vl_ckpt_save_local
  * wrote in this process: externals by index, code by pointer, tags
@@ -31,15 +43,18 @@
 #include "vm/compile.h"
 #include "vm/contseg.h"
 #include "vm/except.h"
+#include "vm/keymap.h"
 #include "vm/tape.h"
 #include "vm/unit.h"
-#include "vm/walk.h"
 
 /* The kinds of objects, by record kind. */
 typedef struct Obj {
     int kind;               /* R_UNIT ... R_GLOBAL */
     int filled;             /* a closure: its R_FILL was read */
     void *p;
+    void *ix;               /* what the loader keeps beside it: a run's
+                               RunIx, a sequence's SegIx, a chunk's
+                               counts of partials' slots */
 } Obj;
 
 typedef struct Dec {
@@ -47,19 +62,51 @@ typedef struct Dec {
     CkptIn in;
     Obj *objs;
     size_t n, cap;
-    int64_t *tag_from, *tag_to;     /* the fresh tag of each saved one */
-    size_t ntags, tags_cap;
+    uint64_t seed;                  /* of the tables keyed by the file */
+    VlKeyMap tags;                  /* saved tag -> its fresh tag */
     Global **gcells;                /* globals to define at the end */
     Value *gvalues;
     size_t nglobals, gcap, gvcap;
     size_t unfilled;                /* closures not filled yet */
+    uint64_t owed;                  /* ... the values they wait for */
     uint64_t stored_frames;         /* frames of the runs read */
+    uint64_t work, work_max;        /* the budget of the checks' walks */
+    VlKeyMap tainted;               /* pairs reaching an internal value
+                                       or a closure: TAINT_* bits */
+    Value *outside;                 /* values that must not reach an */
+    size_t noutside, outside_cap;   /* internal one (check_outside) */
+    CkptLoadStats *stats;
     int local;                      /* the local mode: its externals */
     const Value *ext;
     size_t next;
 } Dec;
 
 #define bad(d, ...) vl_ckpt_bad(&(d)->in, __VA_ARGS__)
+
+/* An interrupt (vlad_interrupt, Ctrl-C, SIGTERM) stops the load. */
+static void poll(Dec *d)
+{
+    VladState *S = d->S;
+    if (VL_UNLIKELY(S->interrupt)) {
+        S->interrupt = 0;
+        vl_except_at(S, VLAD_ERR_INTERRUPTED, (SrcPos){d->in.name, 0, 0},
+                     "interrupted while loading it");
+    }
+}
+
+/* 'n' more steps of the checks that look at what a file's records share
+   (a run's frames, indexed once; the tags down a sequence many
+   checkpoints may end on): at most 16 a byte of payload, plus 2^20, in
+   all -- beyond, the file is refused. */
+static void charge(Dec *d, uint64_t n)
+{
+    if (n > d->work_max - d->work)
+        bad(d, "checking it takes more than %llu steps, beyond what its "
+            "size warrants", (unsigned long long)d->work_max);
+    d->work += n;
+    if (d->stats != NULL)
+        d->stats->work = d->work;
+}
 
 static size_t left(const Dec *d)
 {
@@ -75,10 +122,11 @@ static const char *kind_name(int k)
     return k >= 0 && k < R__COUNT ? names[k] : "?";
 }
 
-static void add_obj(Dec *d, int kind, void *p)
+static Obj *add_obj(Dec *d, int kind, void *p)
 {
     d->objs = vl_gc_grow(d->objs, d->n, &d->cap, sizeof *d->objs);
-    d->objs[d->n++] = (Obj){kind, 0, p};
+    d->objs[d->n] = (Obj){kind, 0, p, NULL};
+    return &d->objs[d->n++];
 }
 
 /* Object number i, which must be of 'kind'. */
@@ -99,47 +147,162 @@ static void *obj_ref(Dec *d, int kind)
     return obj_at(d, vl_ckpt_get_u(&d->in), kind);
 }
 
-/* An optional reference: number + 1, 0 for none. */
-static void *opt_ref(Dec *d, int kind)
+/* An optional reference: number + 1, 0 for none; '*at' its object. */
+static void *opt_ref_at(Dec *d, int kind, Obj **at)
 {
     uint64_t i = vl_ckpt_get_u(&d->in);
-    return i == 0 ? NULL : obj_at(d, i - 1, kind);
+    if (i == 0) {
+        *at = NULL;
+        return NULL;
+    }
+    void *p = obj_at(d, i - 1, kind);
+    *at = &d->objs[i - 1];
+    return p;
 }
 
-/* The fresh tag of saved tag t (an open-addressing table, t -> tag). */
+static void *opt_ref(Dec *d, int kind)
+{
+    Obj *at;
+    return opt_ref_at(d, kind, &at);
+}
+
+/* The fresh tag of saved tag t. */
 static int64_t fresh_tag(Dec *d, int64_t t)
 {
     if (t < 1)
         bad(d, "a differentiation tag is %lld", (long long)t);
     if (d->local)
         return t;
-    if (2 * (d->ntags + 1) > d->tags_cap) {
-        size_t oc = d->tags_cap, cap = oc ? 2 * oc : 64;
-        int64_t *from = vl_gc_alloc_atomic(cap * sizeof *from);
-        int64_t *to = vl_gc_alloc_atomic(cap * sizeof *to);
-        memset(from, 0, cap * sizeof *from);
-        for (size_t k = 0; k < oc; k++)
-            if (d->tag_from[k] != 0) {
-                size_t h = vl_walk_hash((void *)(intptr_t)d->tag_from[k],
-                                        cap);
-                while (from[h] != 0)
-                    h = (h + 1) & (cap - 1);
-                from[h] = d->tag_from[k];
-                to[h] = d->tag_to[k];
-            }
-        d->tag_from = from;
-        d->tag_to = to;
-        d->tags_cap = cap;
+    int added;
+    uint64_t *to = vl_keymap_put(&d->tags, (uint64_t)t, &added);
+    if (added)
+        *to = (uint64_t)++d->S->next_tag;
+    return (int64_t)*to;
+}
+
+/* ===== Internal values =====
+
+   The driver of checkpoint-*j is prelude code: its frames, the
+   procedures it makes and the pending applications of the states it
+   holds legitimately hold vlad's internal values -- its private
+   primitives ('%cpj-split'), the procedures of the prelude's private
+   definitions, the segment prototypes' closures, effect logs.  A file
+   may hold them there and nowhere else: 'outside' values (a global's,
+   the root, the captured values of a program's procedures, the
+   registers of its frames and of delimiter frames, a finished
+   checkpoint's result, logged values, a pending argument) must not reach
+   one through pairs and procedures (a checkpoint is opaque: what it
+   holds is reached only by resuming it).  check_outside walks them once
+   every record is read (a closure is filled after it is referenced). */
+
+/* The segment prototypes and %cpj-*j: never a program's value. */
+static int internal_control(const VladState *S, const Proto *p)
+{
+    static const int ctl[] = {CTL_SEG_FIRST, CTL_SEG_RUN, CTL_SEG_ADV,
+                              CTL_SEG_REC, CTL_ADVANCE, CTL_STARJ_ACTIVE};
+    for (size_t k = 0; k < sizeof ctl / sizeof ctl[0]; k++)
+        if (p == S->control[ctl[k]])
+            return 1;
+    return 0;
+}
+
+/* Whether v is an internal value: a private primitive, a procedure of a
+   private definition of the prelude or an internal control prototype,
+   a raw word (an effect log: no other is a value). */
+static int internal(const VladState *S, Value v)
+{
+    if (IS_PRIM(v))
+        return AS_PRIM(v)->name[0] == '%';
+    if (IS_CLOSURE(v)) {
+        const Proto *p = AS_CLOSURE(v)->proto;
+        return p->unit != NULL ? ((const VlUnit *)p->unit)->internal
+                               : internal_control(S, p);
     }
-    size_t h = vl_walk_hash((void *)(intptr_t)t, d->tags_cap);
-    while (d->tag_from[h] != 0 && d->tag_from[h] != t)
-        h = (h + 1) & (d->tags_cap - 1);
-    if (d->tag_from[h] == 0) {
-        d->tag_from[h] = t;
-        d->tag_to[h] = ++d->S->next_tag;
-        d->ntags++;
+    return v.tag == VT_RAW;
+}
+
+/* What internal value v is, for messages. */
+static const char *internal_name(const VladState *S, Value v)
+{
+    if (IS_PRIM(v))
+        return AS_PRIM(v)->name;
+    if (!IS_CLOSURE(v))
+        return "an effect log";
+    const Proto *p = AS_CLOSURE(v)->proto;
+    if (p == S->control[CTL_STARJ_ACTIVE])
+        return "%cpj-*j";
+    if (p->unit == NULL)
+        return "a segment of checkpoint-*j";
+    return p->name != NULL ? p->name : "a procedure of the prelude";
+}
+
+/* What a value reaches through pairs (without entering closures): an
+   internal value, a closure (whose captured values check_outside looks
+   at).  A pair's bits are found when it is read (its parts are made
+   before it) and kept in d->tainted when not zero: a data structure of
+   a program's values costs a lookup a pair, no walk. */
+enum { TAINT_INTERNAL = 1, TAINT_CLOSURE = 2, TAINT_SEEN = 4 };
+
+static unsigned taint(Dec *d, Value v)
+{
+    if (internal(d->S, v))
+        return TAINT_INTERNAL;
+    if (IS_CLOSURE(v))
+        return TAINT_CLOSURE;
+    if (!IS_PAIR(v))
+        return 0;
+    const uint64_t *t = vl_keymap_get(&d->tainted,
+                                      (uint64_t)(uintptr_t)v.as.ptr);
+    return t != NULL ? (unsigned)*t & (TAINT_INTERNAL | TAINT_CLOSURE) : 0;
+}
+
+/* v is in an outside place (local mode: a file of this process, never
+   checked so): looked at by check_outside unless it reaches neither an
+   internal value nor a closure. */
+static void outside(Dec *d, Value v)
+{
+    if (d->local || taint(d, v) == 0)
+        return;
+    d->outside = vl_gc_grow(d->outside, d->noutside, &d->outside_cap,
+                            sizeof *d->outside);
+    d->outside[d->noutside++] = v;
+}
+
+static void check_outside(Dec *d)
+{
+    VladState *S = d->S;
+    VlKeyMap seen;                  /* closures looked into */
+    vl_keymap_init(&seen, d->seed);
+    Value *st = d->outside;         /* the pending values: a stack */
+    size_t n = d->noutside, cap = d->outside_cap;
+    while (n > 0) {
+        Value v = st[--n];
+        poll(d);
+        if (internal(S, v))
+            bad(d, "it gives a program an internal value of vlad (%s)",
+                internal_name(S, v));
+        if (IS_PAIR(v)) {
+            uint64_t *t = vl_keymap_get(&d->tainted,
+                                        (uint64_t)(uintptr_t)v.as.ptr);
+            if (t == NULL || (*t & TAINT_SEEN))
+                continue;           /* nothing there, or looked at */
+            *t |= TAINT_SEEN;
+            st = vl_gc_reserve(st, n, n + 2, &cap, sizeof *st, 0);
+            st[n++] = AS_PAIR(v)->car;
+            st[n++] = AS_PAIR(v)->cdr;
+        } else if (IS_CLOSURE(v) && AS_CLOSURE(v)->proto->unit != NULL) {
+            const Closure *c = AS_CLOSURE(v);
+            int added;
+            vl_keymap_put(&seen, (uint64_t)(uintptr_t)c, &added);
+            if (!added)
+                continue;
+            st = vl_gc_reserve(st, n, n + c->proto->nfree, &cap, sizeof *st,
+                               0);
+            for (uint16_t k = 0; k < c->proto->nfree; k++)
+                if (taint(d, c->free[k]) != 0)
+                    st[n++] = c->free[k];
+        }
     }
-    return d->tag_to[h];
 }
 
 /* The primitive named 'name': a builtin (the value of its name in the
@@ -322,11 +485,16 @@ static Value get_real(Dec *d)
 
 /* ===== Records ===== */
 
-/* A text units are compiled from, and its forms once read. */
+/* A text units are compiled from; once a unit names it, its forms (read
+   once) and the unit compiled from each: a form is compiled once however
+   many units name it. */
 typedef struct Text {
     const char *name, *text;
     size_t len;
-    Datum *forms;
+    int read;
+    uint32_t nforms;
+    Datum **forms;
+    VlUnit **units;
 } Text;
 
 static void read_text(Dec *d)
@@ -334,8 +502,36 @@ static void read_text(Dec *d)
     Text *t = vl_gc_alloc(sizeof *t);
     t->name = vl_ckpt_get_str(&d->in, VL_READ_MAX_INPUT, NULL);
     t->text = vl_ckpt_get_str(&d->in, VL_READ_MAX_INPUT, &t->len);
-    t->forms = NULL;
     add_obj(d, R_TEXT, t);
+}
+
+/* The unit of form 'form' of t with the inline decisions 'rebound'. */
+static VlUnit *text_unit(Dec *d, Text *t, uint32_t form, uint64_t rebound)
+{
+    VladState *S = d->S;
+    if (!t->read) {
+        t->forms = vl_unit_read(S, t->text, t->len, t->name, d->in.name,
+                                &t->nforms);
+        t->units = vl_gc_alloc((t->nforms ? t->nforms : 1)
+                               * sizeof *t->units);
+        t->read = 1;
+    }
+    if (form >= t->nforms)
+        vl_except_runtime(S, VLAD_ERR_SYNTAX, "the code of the checkpoint "
+                          "(%s) has no form %u", t->name, (unsigned)form + 1);
+    VlUnit *u = t->units[form];
+    if (u == NULL) {
+        u = t->units[form] = vl_unit_recompile(S, t->forms[form], t->text,
+                                               t->len, t->name, form,
+                                               rebound);
+        if (d->stats != NULL)
+            d->stats->compiles++;
+    } else if (u->rebound != rebound) {
+        /* (a form is compiled once per run of its text: one unit) */
+        bad(d, "form %u of %s is compiled twice", (unsigned)form + 1,
+            t->name);
+    }
+    return u;
 }
 
 static void read_unit(Dec *d)
@@ -360,10 +556,7 @@ static void read_unit(Dec *d)
         uint64_t hash = vl_ckpt_get_u(&d->in);
         if (rebound >> IN__COUNT != 0)
             bad(d, "a unit's inline decisions are out of range");
-        if (t->forms == NULL)       /* read once for all its units */
-            t->forms = vl_unit_read(S, t->text, t->len, t->name);
-        u = vl_unit_recompile(S, t->forms, t->text, t->len, t->name,
-                              (uint32_t)form, rebound);
+        u = text_unit(d, t, (uint32_t)form, rebound);
         if (vl_unit_hash(u) != hash)
             bad(d, "the code of %s (form %llu) compiles differently here",
                 t->name, (unsigned long long)form + 1);
@@ -395,6 +588,13 @@ static void read_closure(Dec *d, int local)
         Proto *const *all = vl_unit_protos(u, &n);
         p = all[vl_ckpt_get_max(&d->in, n - 1, "a procedure's index")];
     }
+    /* each value its R_FILL will give takes a byte at least: memory in
+       proportion to the file, however many closures wait */
+    if (p->nfree > left(d) || d->owed > left(d) - p->nfree)
+        bad(d, "its closures wait for more captured values than it holds");
+    d->owed += p->nfree;
+    if (d->stats != NULL && d->owed > d->stats->owed_max)
+        d->stats->owed_max = d->owed;
     Closure *c = vl_gc_alloc(sizeof *c + p->nfree * sizeof(Value));
     c->proto = p;
     for (uint16_t k = 0; k < p->nfree; k++)
@@ -421,10 +621,15 @@ static void read_fill(Dec *d)
     if (d->objs[i].filled)
         bad(d, "a closure is filled twice");
     const Proto *p = c->proto;
-    for (uint16_t k = 0; k < p->nfree; k++)
+    int program = p->unit != NULL && !((const VlUnit *)p->unit)->prelude;
+    for (uint16_t k = 0; k < p->nfree; k++) {
         c->free[k] = get_value(d, ROLE_DATA, 0);
+        if (program)
+            outside(d, c->free[k]);
+    }
     d->objs[i].filled = 1;
     d->unfilled--;
+    d->owed -= p->nfree;
     if (p->unit != NULL || p->nfree == 0)
         return;
     /* SEG_RUN (pos log), SEG_ADV (pos log m advance), SEG_REC (pos
@@ -444,6 +649,9 @@ static void read_pair(Dec *d)
     Pair *p = vl_gc_alloc(sizeof *p);
     p->car = get_value(d, ROLE_DATA, 0);
     p->cdr = get_value(d, ROLE_DATA, 0);
+    unsigned t = d->local ? 0 : taint(d, p->car) | taint(d, p->cdr);
+    if (t != 0)
+        *vl_keymap_put(&d->tainted, (uint64_t)(uintptr_t)p, NULL) = t;
     add_obj(d, R_PAIR, p);
 }
 
@@ -503,7 +711,8 @@ static void check_slot(Dec *d, const TapeChunk *c, uint32_t j)
 static void read_chunk(Dec *d)
 {
     TapeChunk *c = vl_gc_alloc(sizeof *c);
-    TapeChunk *prev = opt_ref(d, R_CHUNK);
+    Obj *po;
+    TapeChunk *prev = opt_ref_at(d, R_CHUNK, &po);
     c->prev = prev;
     c->prev_n = (uint32_t)vl_ckpt_get_max(&d->in, prev ? prev->used : 0,
                                           "a chunk's start");
@@ -530,6 +739,7 @@ static void read_chunk(Dec *d)
                                   * sizeof(TapeSlot));
     memset(c->slots, 0, VL_TAPE_CHUNK_SLOTS(c->cap) * sizeof(TapeSlot));
     for (uint32_t j = 0; j < c->used; j++) {
+        poll(d);
         c->slots[j].primal = vl_ckpt_get_real(&d->in);
         c->slots[j].parent = (uint32_t)vl_ckpt_get_max(&d->in, UINT32_MAX,
                                                        "a parent");
@@ -561,26 +771,26 @@ static void read_chunk(Dec *d)
         }
         c->exts[j] = x;
     }
-    /* what follows from the slots: recomputed, not read */
-    uint32_t conts = 0;
+    /* what follows from the slots: recomputed, not read; the partials'
+       slots before each node counted once (a chunk may follow any
+       prefix of this one, in as many chunks as the file holds) */
+    uint32_t *upto = vl_gc_alloc_atomic(((size_t)c->used + 1)
+                                        * sizeof *upto);
     int has_general = 0;
+    upto[0] = 0;
     for (uint32_t j = 0; j < c->used; j++) {
         check_slot(d, c, j);
-        conts += c->slots[j].parent == VL_TAPE_CONT;
+        upto[j + 1] = upto[j] + (c->slots[j].parent == VL_TAPE_CONT);
         has_general |= c->slots[j].parent == VL_TAPE_GENERAL;
     }
-    c->conts = conts;
-    uint32_t before = 0;
-    if (prev != NULL) {
-        before = prev->conts_before;
-        for (uint32_t j = 0; j < c->prev_n; j++)
-            before += prev->slots[j].parent == VL_TAPE_CONT;
-    }
-    c->conts_before = before;
+    c->conts = upto[c->used];
+    const uint32_t *prev_upto = prev != NULL ? po->ix : NULL;
+    c->conts_before = prev != NULL
+                      ? prev->conts_before + prev_upto[c->prev_n] : 0;
     c->general = general || has_general || (prev != NULL && prev->general);
     c->compact_tag = compact && !c->general ? c->tag : 0;
     c->managed = 0;
-    add_obj(d, R_CHUNK, c);
+    add_obj(d, R_CHUNK, c)->ix = upto;
 }
 
 static void read_log(Dec *d)
@@ -590,10 +800,12 @@ static void read_log(Dec *d)
     l->pos = vl_gc_alloc_atomic((l->n ? l->n : 1) * sizeof(int64_t));
     l->values = vl_gc_alloc((l->n ? l->n : 1) * sizeof(Value));
     for (size_t k = 0; k < l->n; k++) {
+        poll(d);
         l->pos[k] = vl_ckpt_get_i(&d->in);
         if (k > 0 && l->pos[k] <= l->pos[k - 1])
             bad(d, "an effect log is out of order");
         l->values[k] = get_value(d, ROLE_DATA, 0);
+        outside(d, l->values[k]);
     }
     add_obj(d, R_LOG, l);
 }
@@ -603,6 +815,7 @@ static void read_logentry(Dec *d)
     LogEntry *x = vl_gc_alloc(sizeof *x);
     x->pos = vl_ckpt_get_i(&d->in);
     x->value = get_value(d, ROLE_DATA, 0);
+    outside(d, x->value);
     x->next = opt_ref(d, R_LOGENTRY);
     if (x->next != NULL && x->next->pos > x->pos)
         bad(d, "an effect log is out of order");
@@ -623,6 +836,59 @@ static const Value *live_value(const ContRun *run, uint32_t f, int r)
     return NULL;
 }
 
+/* The delimiter frames of a run, indexed once so that a sequence over any
+   range of it finds its own in O(1) (NULL: the run has none). */
+typedef struct RunIx {
+    uint32_t *dl_before;    /* [nframes + 1]: delimiter frames before f */
+    uint32_t *dl_at;        /* their indices, in order */
+    uint32_t *ad_before;    /* [nframes + 1]: j* and *j frames before f */
+    int64_t *ad_tag;        /* their tags, in order */
+} RunIx;
+
+/* The tag of frame f of run if it is a j* or *j frame holding one. */
+static const Value *ad_tag(const ContRun *run, uint32_t f)
+{
+    const Proto *p = run->frames[f].closure->proto;
+    if (p->kind != PK_JSTAR && p->kind != PK_STARJ)
+        return NULL;
+    return live_value(run, f, p->ctlreg);
+}
+
+static RunIx *index_run(Dec *d, const ContRun *run)
+{
+    VladState *S = d->S;
+    uint32_t nf = run->nframes, nd = 0, nad = 0;
+    charge(d, nf);
+    for (uint32_t f = 0; f < nf; f++) {
+        const Proto *p = run->frames[f].closure->proto;
+        if (vl_seg_delimiter(S, p)) {
+            nd++;
+            nad += ad_tag(run, f) != NULL;
+        }
+    }
+    if (nd == 0)
+        return NULL;
+    RunIx *ix = vl_gc_alloc(sizeof *ix);
+    ix->dl_before = vl_gc_alloc_atomic(((size_t)nf + 1) * sizeof(uint32_t));
+    ix->ad_before = vl_gc_alloc_atomic(((size_t)nf + 1) * sizeof(uint32_t));
+    ix->dl_at = vl_gc_alloc_atomic(nd * sizeof(uint32_t));
+    ix->ad_tag = vl_gc_alloc_atomic((nad ? nad : 1) * sizeof(int64_t));
+    nd = nad = 0;
+    for (uint32_t f = 0; f < nf; f++) {
+        ix->dl_before[f] = nd;
+        ix->ad_before[f] = nad;
+        if (vl_seg_delimiter(S, run->frames[f].closure->proto)) {
+            const Value *t = ad_tag(run, f);
+            ix->dl_at[nd++] = f;
+            if (t != NULL)
+                ix->ad_tag[nad++] = t->as.i;
+        }
+    }
+    ix->dl_before[nf] = nd;
+    ix->ad_before[nf] = nad;
+    return ix;
+}
+
 static void read_run(Dec *d)
 {
     VladState *S = d->S;
@@ -634,6 +900,7 @@ static void read_run(Dec *d)
     Value *values = NULL;
     size_t nv = 0, vcap = 0;
     for (uint32_t f = 0; f < nf; f++) {
+        poll(d);
         CapFrame *cf = &frames[f];
         cf->closure = obj_ref(d, R_CLOSURE);
         const Proto *p = cf->closure->proto;
@@ -648,14 +915,21 @@ static void read_run(Dec *d)
             bad(d, "a frame's size does not match its code");
         cf->delta = delta;
         cf->first = (uint32_t)nv;
+        /* a program's frames and delimiters hold no internal value; the
+           prelude's (checkpoint-*j's driver) may */
+        int program = p->unit == NULL || !((const VlUnit *)p->unit)->prelude;
         uint32_t nruns;
         const LiveRun *l = vl_proto_live_set(p, p->code + cf->ret_pc,
                                              &nruns);
         for (uint32_t q = 0; q < nruns; q++)
             for (uint32_t r = l[q].first; r < l[q].first + l[q].count;
                  r++) {
+                int role = vl_ckpt_role(S, p, (int)r);
                 values = vl_gc_grow(values, nv, &vcap, sizeof *values);
-                values[nv++] = get_value(d, vl_ckpt_role(S, p, (int)r), 1);
+                values[nv] = get_value(d, role, 1);
+                if (program && role == ROLE_DATA)
+                    outside(d, values[nv]);
+                nv++;
             }
         cf->nlive = (uint32_t)nv - cf->first;
     }
@@ -676,14 +950,32 @@ static void read_run(Dec *d)
         if (((const TapeChunk *)end->as.ptr)->tag != tag->as.i)
             bad(d, "a *j frame's tape is another's");
     }
-    add_obj(d, R_RUN, run);
+    add_obj(d, R_RUN, run)->ix = index_run(d, run);
 }
+
+/* What the loader keeps of a sequence: for the tag check, its own j*
+   and *j frames' tags, how many there are down its 'below' chain (where
+   a checkpoint's delimiters are, vm/contseg.h) and the nearest piece down
+   there with some of its own; and the code of its top frame, which made
+   a checkpoint's pending application.  Made in O(1) from the run's
+   index. */
+typedef struct SegIx {
+    uint64_t spine;             /* j* and *j frames, its own and below */
+    const struct SegIx *down;   /* the nearest piece below with its own */
+    const int64_t *tags;        /* its own: tags[0 .. own) */
+    uint32_t own;
+    int checked;                /* the tags down from here are distinct */
+    const Proto *top;           /* its top frame's code (NULL: none) */
+} SegIx;
+
+static const SegIx no_frames;
 
 static void read_seg(Dec *d)
 {
-    const ContSeg *below = opt_ref(d, R_SEG);
-    const ContSeg *ref = opt_ref(d, R_SEG);
-    const ContRun *run = opt_ref(d, R_RUN);
+    Obj *bo, *ro, *no;
+    const ContSeg *below = opt_ref_at(d, R_SEG, &bo);
+    const ContSeg *ref = opt_ref_at(d, R_SEG, &ro);
+    const ContRun *run = opt_ref_at(d, R_RUN, &no);
     uint64_t first = vl_ckpt_get_u(&d->in), count = vl_ckpt_get_u(&d->in);
     if (run == NULL ? first != 0 || count != 0
                     : count == 0 || first > run->nframes
@@ -691,8 +983,46 @@ static void read_seg(Dec *d)
         bad(d, "a frame sequence's range is out of its run");
     if (ref != NULL && ref->hooks)
         bad(d, "a shared frame sequence holds a delimiter");
-    const ContSeg *seg = vl_seg_make(d->S, below, run, (uint32_t)first,
-                                     (uint32_t)count, ref, 1);
+    const ContSeg *seg;
+    const SegIx *x;
+    if (count == 0 && (ref == NULL || below == NULL)) {
+        /* (vl_seg_make: one of the two, or nothing) */
+        seg = ref == NULL ? below : ref;
+        x = ref == NULL ? (bo != NULL ? bo->ix : NULL) : ro->ix;
+    } else {
+        /* the range's delimiters from the run's index, not a scan of it
+           for each sequence over it */
+        ContSeg *s = vl_gc_alloc(sizeof *s);
+        vl_seg_init(d->S, s, below, run, (uint32_t)first, (uint32_t)count,
+                    ref, 0);
+        const RunIx *ix = count > 0 ? no->ix : NULL;
+        SegIx *y = vl_gc_alloc(sizeof *y);
+        const SegIx *bx = bo != NULL ? bo->ix : NULL;
+        if (ix != NULL) {
+            uint32_t a = ix->dl_before[first];
+            uint32_t b = ix->dl_before[first + count];
+            if (b > a) {
+                s->hook_lo = (int32_t)ix->dl_at[a];
+                s->hook_hi = (int32_t)ix->dl_at[b - 1];
+                s->hooks = 1;
+            }
+            y->tags = ix->ad_tag + ix->ad_before[first];
+            y->own = ix->ad_before[first + count] - ix->ad_before[first];
+        }
+        y->spine = y->own;
+        if (bx != NULL) {
+            y->spine = bx->spine > UINT64_MAX - y->own ? UINT64_MAX
+                                                       : bx->spine + y->own;
+            y->down = bx->own > 0 ? bx : bx->down;
+        }
+        /* below ++ range ++ ref: the top frame is ref's, else the
+           range's last, else below's */
+        y->top = ref != NULL ? ((const SegIx *)ro->ix)->top
+                 : count > 0 ? run->frames[first + count - 1].closure->proto
+                 : bx != NULL ? bx->top : NULL;
+        seg = s;
+        x = y;
+    }
     /* frames shared by the pieces of a sequence: a sequence far longer
        than the frames stored would be returned through (or walked) for
        ever -- a chain of resumes shares each level once */
@@ -700,37 +1030,51 @@ static void read_seg(Dec *d)
         bad(d, "a frame sequence shares its frames too often (%llu frames "
             "from %llu stored)", (unsigned long long)vl_seg_frames(seg),
             (unsigned long long)d->stored_frames);
-    add_obj(d, R_SEG, (void *)seg);
+    add_obj(d, R_SEG, (void *)seg)->ix = (void *)(x != NULL ? x : &no_frames);
 }
 
 /* The j* and *j suspended in one checkpoint have distinct tags (a
    resumed one gets a fresh tag, vm/ad.h): their delimiter frames lie on
-   the 'below' spine of its sequence (a shared 'ref' holds none). */
-static void check_tags(Dec *d, const ContSeg *seq)
+   the 'below' chain of its sequence (a shared 'ref' holds none).  Each
+   sequence is checked once; the walk is charged to the budget (the chains
+   of many checkpoints may share their lower pieces). */
+static void check_tags(Dec *d, const SegIx *x)
 {
-    int64_t seen[64];
-    size_t n = 0;
-    int64_t *all = seen;
-    size_t cap = 64;
-    for (const ContSeg *s = seq; s != NULL && s->hooks; s = s->below) {
-        for (int32_t f = s->hook_lo; f >= 0 && f <= s->hook_hi; f++) {
-            const Proto *p = s->run->frames[f].closure->proto;
-            const Value *t;
-            if ((p->kind != PK_JSTAR && p->kind != PK_STARJ)
-                || (t = live_value(s->run, (uint32_t)f, p->ctlreg)) == NULL)
-                continue;
-            for (size_t k = 0; k < n; k++)
-                if (all[k] == t->as.i)
-                    bad(d, "two suspended j* or *j share a tag");
-            if (n == cap) {
-                int64_t *more = vl_gc_alloc_atomic(2 * cap * sizeof *more);
-                memcpy(more, all, n * sizeof *more);
-                all = more;
-                cap *= 2;
-            }
-            all[n++] = t->as.i;
+    if (x == NULL || x->checked || x->spine < 2)
+        return;
+    charge(d, x->spine);
+    VlKeyMap seen;
+    vl_keymap_init(&seen, d->seed);
+    for (const SegIx *s = x->own > 0 ? x : x->down; s != NULL; s = s->down)
+        for (uint32_t k = 0; k < s->own; k++) {
+            poll(d);
+            int added;
+            vl_keymap_put(&seen, (uint64_t)s->tags[k], &added);
+            if (!added)
+                bad(d, "two suspended j* or *j share a tag");
         }
-    }
+    for (const SegIx *s = x; s != NULL; s = s->down)
+        ((SegIx *)s)->checked = 1;
+}
+
+/* Whether p is code of checkpoint-*j's driver or of the prelude (which
+   may hold internal values, and pass them). */
+static int driver_code(const VladState *S, const Proto *p)
+{
+    return p->unit != NULL ? ((const VlUnit *)p->unit)->prelude
+                           : internal_control(S, p);
+}
+
+/* The argument of a checkpoint's pending application, made by the code
+   of its sequence's top frame ('top', NULL: none): that of an internal
+   procedure, or a call the prelude's code makes, may hold internal
+   values (the driver calling its own; (map %leaves cols) in jacobian);
+   else none. */
+static void pending_arg(Dec *d, Value callee, Value arg, const Proto *top)
+{
+    const VladState *S = d->S;
+    if (!internal(S, callee) && (top == NULL || !driver_code(S, top)))
+        outside(d, arg);
 }
 
 static void read_ckpt(Dec *d)
@@ -742,14 +1086,18 @@ static void read_ckpt(Dec *d)
     k->finished = (int)finished;
     if (finished) {
         k->result = get_value(d, ROLE_DATA, 0);
+        outside(d, k->result);
     } else {
         k->callee = get_value(d, ROLE_DATA, 0);
         k->arg = get_value(d, ROLE_DATA, 0);
-        k->seq = opt_ref(d, R_SEG);
+        Obj *so;
+        k->seq = opt_ref_at(d, R_SEG, &so);
+        pending_arg(d, k->callee, k->arg,
+                    so != NULL ? ((const SegIx *)so->ix)->top : NULL);
         k->steps_at = vl_ckpt_get_i(&d->in);
         k->nframes = vl_seg_frames(k->seq);
         k->bytes = vl_seg_bytes(k->nframes, vl_seg_values(k->seq));
-        check_tags(d, k->seq);
+        check_tags(d, so != NULL ? so->ix : NULL);
     }
     /* positions are step counts (at most 9e15, vm/cpj.c); the bytes of a
        state's data are at most what a heap holds */
@@ -770,6 +1118,7 @@ static void read_global(Dec *d)
     if (n == 0 || name[0] == '%')
         bad(d, "a global is named '%s'", name);
     Value v = get_value(d, ROLE_DATA, 0);
+    outside(d, v);
     Global *g = vl_state_user_cell(d->S, vl_symbol_intern(d->S->syms, name,
                                                           n));
     size_t cap = d->gcap;
@@ -806,6 +1155,7 @@ static void read_program(Dec *d, CkptProgram *prog)
         bad(d, "a program of no text");
     prog->levels = vl_gc_alloc(prog->nlevels * sizeof *prog->levels);
     for (size_t k = 0; k < prog->nlevels; k++) {
+        poll(d);
         CkptLevel *l = &prog->levels[k];
         l->name = vl_ckpt_get_str(&d->in, VL_READ_MAX_INPUT, NULL);
         l->text = vl_ckpt_get_str(&d->in, VL_READ_MAX_INPUT, &l->len);
@@ -828,7 +1178,7 @@ void vl_ckpt_info(VladState *S, const unsigned char *data, size_t len,
 }
 
 static Value load(Dec *d, const unsigned char *data, size_t len,
-                  CkptProgram *prog)
+                  CkptProgram *prog, const CkptAccept *accept)
 {
     CkptProgram local;
     if (prog == NULL)
@@ -836,12 +1186,19 @@ static Value load(Dec *d, const unsigned char *data, size_t len,
     memset(prog, 0, sizeof *prog);
     size_t plen;
     vl_ckpt_open(&d->in, data, len, &plen);
+    d->seed = vl_keymap_seed(d);
+    vl_keymap_init(&d->tags, d->seed);
+    vl_keymap_init(&d->tainted, d->seed);
+    d->work_max = 16 * (uint64_t)plen + ((uint64_t)1 << 20);
     if (plen > 0 && *d->in.p == R_INFO) {
         d->in.p++;
         read_info(&d->in, prog);
     }
     int programs = 0;
     for (;;) {
+        poll(d);
+        if (d->stats != NULL)
+            d->stats->records++;
         unsigned kind = vl_ckpt_get_byte(&d->in);
         if (programs && kind != R_END)
             bad(d, "records after the program");
@@ -874,24 +1231,34 @@ static Value load(Dec *d, const unsigned char *data, size_t len,
     if (prog->present && !programs)
         bad(d, "a program's information without the program");
     Value root = get_value(d, ROLE_DATA, 0);
+    outside(d, root);
     if (d->in.p != d->in.end)
         bad(d, "it has bytes after its end");
     if (d->unfilled != 0)
         bad(d, "a closure is never filled");
+    check_outside(d);
+    /* the whole file is checked, and the caller's conditions: only now
+       does anything change */
+    if (accept != NULL && accept->check != NULL)
+        accept->check(d->S, root, prog, accept->ud);
     for (size_t k = 0; k < d->nglobals; k++)
         vl_state_define(d->S, d->gcells[k], d->gvalues[k]);
     return root;
 }
 
 Value vl_ckpt_load(VladState *S, const unsigned char *data, size_t len,
-                   const char *name, CkptProgram *prog)
+                   const char *name, CkptProgram *prog,
+                   const CkptAccept *accept)
 {
     Dec d;
     memset(&d, 0, sizeof d);
     d.S = S;
     d.in.S = S;
     d.in.name = name;
-    return load(&d, data, len, prog);
+    d.stats = accept != NULL ? accept->stats : NULL;
+    if (d.stats != NULL)
+        memset(d.stats, 0, sizeof *d.stats);
+    return load(&d, data, len, prog, accept);
 }
 
 Value vl_ckpt_load_local(VladState *S, const unsigned char *data,
@@ -910,7 +1277,7 @@ Value vl_ckpt_load_local(VladState *S, const unsigned char *data,
     d.cap = sc->objs_cap;
     sc->objs = NULL;
     sc->objs_cap = 0;
-    Value root = load(&d, data, len, NULL);
+    Value root = load(&d, data, len, NULL, NULL);
     /* given back cleared (scanned memory: it would keep the objects) */
     if (d.objs != NULL)
         memset(d.objs, 0, d.cap * sizeof *d.objs);

@@ -25,6 +25,7 @@ libvlad_core_la_SOURCES += \
 	%reldir%/prims.c %reldir%/prims.h \
 	%reldir%/toplevel.c %reldir%/toplevel.h \
 	%reldir%/unit.c %reldir%/unit.h \
+	%reldir%/keymap.c %reldir%/keymap.h \
 	%reldir%/autosave.c %reldir%/autosave.h \
 	%reldir%/ckptfile.c %reldir%/ckptfile.h \
 	%reldir%/ckptsave.c %reldir%/ckptsave.h \

@@ -307,6 +307,8 @@ static void run_form(VladState *S, const TopForm *f, RunCtx *ctx,
                               ctx->prelude);
     Proto *p = vl_compile_toplevel(S, f, ctx->prelude);
     vl_unit_end(S, u, p);
+    u->internal = ctx->prelude && f->kind == TOP_DEFINE
+                  && f->name->name[0] == '%';
     Closure *thunk = vl_gc_alloc(sizeof *thunk);
     thunk->proto = p;
     Value v = run_apply(S, vl_obj(VT_CLOSURE, thunk), NIL_VAL, 0,
@@ -632,7 +634,35 @@ char *vl_toplevel_read_saved(VladState *S, const char *path, size_t *len)
 typedef struct SavedJob {
     const char *path;
     Value out;
+    RunCtx *texts;          /* of the program's levels, read */
+    Datum **forms;
 } SavedJob;
+
+/* The file holds a checkpoint and, for an autosave, a program whose
+   texts read and nest no deeper than includes may: checked (and the
+   texts read, their files pushed on the include stack, where a cycle is
+   refused) before anything of the file is defined or run. */
+static void accept_saved(VladState *S, Value u, CkptProgram *prog, void *ud)
+{
+    SavedJob *job = ud;
+    if (!IS_CKPT(u))
+        vl_except_at(S, VLAD_ERR_IO, (SrcPos){job->path, 0, 0},
+                     "it does not hold a checkpoint");
+    if (!prog->present)
+        return;
+    if (prog->nlevels > VL_INCLUDE_MAX + 1)
+        vl_except_at(S, VLAD_ERR_IO, (SrcPos){job->path, 0, 0},
+                     "not a valid checkpoint file: its program is nested "
+                     "more than %d files deep", VL_INCLUDE_MAX);
+    job->texts = vl_gc_alloc(prog->nlevels * sizeof *job->texts);
+    job->forms = vl_gc_alloc(prog->nlevels * sizeof *job->forms);
+    for (size_t k = 0; k < prog->nlevels; k++) {
+        const CkptLevel *l = &prog->levels[k];
+        job->texts[k] = (RunCtx){l->text, l->len, l->name, 0, NIL_VAL, 1};
+        job->forms[k] = read_forms(S, &job->texts[k]);
+        push_include(S, l->name, (SrcPos){l->name, 1, 1});
+    }
+}
 
 static void saved_job(VladState *S, void *ud)
 {
@@ -640,15 +670,9 @@ static void saved_job(VladState *S, void *ud)
     size_t len;
     char *data = vl_toplevel_read_saved(S, job->path, &len);
     CkptProgram prog;
+    CkptAccept accept = {accept_saved, job, NULL};
     Value u = vl_ckpt_load(S, (const unsigned char *)data, len, job->path,
-                           &prog);
-    if (!IS_CKPT(u))
-        vl_except_at(S, VLAD_ERR_IO, (SrcPos){job->path, 0, 0},
-                     "it does not hold a checkpoint");
-    if (prog.present && prog.nlevels > VL_INCLUDE_MAX + 1)
-        vl_except_at(S, VLAD_ERR_IO, (SrcPos){job->path, 0, 0},
-                     "not a valid checkpoint file: its program is nested "
-                     "more than %d files deep", VL_INCLUDE_MAX);
+                           &prog, &accept);
     if (prog.present)
         S->out_total = prog.output_bytes;
     Value v = run_apply(S, S->resume_value, u, 1, 1);
@@ -663,13 +687,11 @@ static void saved_job(VladState *S, void *ud)
     vl_state_flush(S);
     RunStack rs = {NULL, 0, 0};
     for (size_t k = 0; k < prog.nlevels; k++) {
-        const CkptLevel *l = &prog.levels[k];
-        RunCtx ctx = {l->text, l->len, l->name, 0, NIL_VAL, 1};
-        Datum *forms = read_forms(S, &ctx);
-        for (uint32_t i = 0; i < l->next && forms->kind == D_PAIR; i++)
+        Datum *forms = job->forms[k];
+        for (uint32_t i = 0; i < prog.levels[k].next && forms->kind == D_PAIR;
+             i++)
             forms = forms->u.pair.cdr;
-        push_include(S, l->name, (SrcPos){l->name, 1, 1});
-        push_text(&rs, ctx, forms, l->next);
+        push_text(&rs, job->texts[k], forms, prog.levels[k].next);
     }
     if (!prog.define)
         rs.run[rs.n - 1].ctx.last = v;
@@ -679,7 +701,7 @@ static void saved_job(VladState *S, void *ud)
 
 VladStatus vl_toplevel_run_saved(VladState *S, const char *path, Value *out)
 {
-    SavedJob job = {path, NIL_VAL};
+    SavedJob job = {path, NIL_VAL, NULL, NULL};
     VladStatus st = run_protected(S, saved_job, &job, 1);
     if (out != NULL)
         *out = st == VLAD_OK ? job.out : NIL_VAL;

@@ -98,33 +98,43 @@ uint64_t vl_unit_hash(VlUnit *u)
     return u->hash;
 }
 
-Datum *vl_unit_read(VladState *S, const char *text, size_t len,
-                    const char *name)
+Datum **vl_unit_read(VladState *S, const char *text, size_t len,
+                     const char *name, const char *file, uint32_t *n)
 {
     Datum *forms;
     VlDiag *diags = NULL;
-    if (vl_read_string(S->syms, text, len, name, &forms, &diags)
-        != VL_READ_OK)
+    VlReadStatus st = vl_read_string_stop(S->syms, text, len, name,
+                                          &S->interrupt, &forms, &diags);
+    if (st == VL_READ_STOPPED) {
+        S->interrupt = 0;
+        vl_except_at(S, VLAD_ERR_INTERRUPTED, (SrcPos){file, 0, 0},
+                     "interrupted while loading it");
+    }
+    if (st != VL_READ_OK)
         vl_except_runtime(S, VLAD_ERR_SYNTAX, "the code of the checkpoint "
                           "(%s) does not read: %s", name,
                           diags != NULL ? diags->message : "?");
-    return forms;
+    size_t cnt = 0, cap = 0;
+    Datum **all = NULL;
+    for (Datum *d = forms; d->kind == D_PAIR; d = d->u.pair.cdr) {
+        if (cnt == UINT32_MAX)
+            vl_except_runtime(S, VLAD_ERR_SYNTAX, "the code of the "
+                              "checkpoint (%s) has too many forms", name);
+        all = vl_gc_grow(all, cnt, &cap, sizeof *all);
+        all[cnt++] = d->u.pair.car;
+    }
+    *n = (uint32_t)cnt;
+    return all;
 }
 
-VlUnit *vl_unit_recompile(VladState *S, const Datum *forms,
-                          const char *text, size_t len, const char *name,
-                          uint32_t form, uint64_t rebound)
+VlUnit *vl_unit_recompile(VladState *S, Datum *datum, const char *text,
+                          size_t len, const char *name, uint32_t form,
+                          uint64_t rebound)
 {
-    const Datum *d = forms;
-    for (uint32_t k = 0; k < form && d->kind == D_PAIR; k++)
-        d = d->u.pair.cdr;
-    if (d->kind != D_PAIR)
-        vl_except_runtime(S, VLAD_ERR_SYNTAX, "the code of the checkpoint "
-                          "(%s) has no form %u", name, (unsigned)form + 1);
     TopForm f;
     VlDiag *diag = NULL;
-    VlExpandStatus es = vl_expand_toplevel(S->syms, d->u.pair.car, &f,
-                                           &diag, &S->cstack);
+    VlExpandStatus es = vl_expand_toplevel(S->syms, datum, &f, &diag,
+                                           &S->cstack);
     if (es != VL_EXPAND_OK || f.kind == TOP_INCLUDE)
         vl_except_runtime(S, VLAD_ERR_SYNTAX, "the code of the checkpoint "
                           "(%s, form %u) is not a definition or an "

@@ -28,6 +28,10 @@ typedef struct VlUnit {
     const char *name;       /* its name in positions (a file's path) */
     uint32_t form;          /* index of the form among the text's */
     int prelude;            /* compiled in the prelude's environment */
+    int internal;           /* a prelude form defining a private name
+                               ('%...'): its procedures are internal
+                               (vm/ckptload.c keeps them out of a
+                               file's reach, doc/internals.md section 20) */
     uint64_t rebound;       /* bit i: inline id i was found rebound */
     Proto *top;             /* the form's prototype */
     Proto **protos;         /* every prototype of the form, in order
@@ -54,16 +58,19 @@ VL_INTERNAL uint32_t vl_unit_index(const Proto *p);
 /* A hash of the code of every prototype of u (never 0). */
 VL_INTERNAL uint64_t vl_unit_hash(VlUnit *u);
 
-/* The top-level forms of 'text' (a list of datums), read for
-   vl_unit_recompile; raises when it does not read. */
-VL_INTERNAL Datum *vl_unit_read(VladState *S, const char *text, size_t len,
-                                const char *name);
+/* The top-level forms of 'text', read for vl_unit_recompile: an array
+   of '*n' datums (read once, indexed in O(1)); raises when the text does
+   not read, VLAD_ERR_INTERRUPTED when an interrupt is asked for while it
+   is read (the message located at 'file': the checkpoint file's). */
+VL_INTERNAL Datum **vl_unit_read(VladState *S, const char *text, size_t len,
+                                 const char *name, const char *file,
+                                 uint32_t *n);
 
-/* Compile form 'form' of 'text' (whose forms vl_unit_read gave) again,
+/* Compile 'datum', form 'form' of 'text' (vl_unit_read gave it), again,
    in the user environment, taking the inline decisions 'rebound': a new
    unit.  Raises an error (a form that is not a definition or an
-   expression). */
-VL_INTERNAL VlUnit *vl_unit_recompile(VladState *S, const Datum *forms,
+   expression).  Costs what compiling the form costs: O(its size). */
+VL_INTERNAL VlUnit *vl_unit_recompile(VladState *S, Datum *datum,
                                       const char *text, size_t len,
                                       const char *name, uint32_t form,
                                       uint64_t rebound);

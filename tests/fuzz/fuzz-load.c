@@ -12,7 +12,11 @@
  * status is fine, a crash or sanitizer report is not.  Afterwards the
  * state must still evaluate (+ 1 2) to 3.  The seeds (corpus-load/) are
  * saved checkpoints of loops, recursion, closures, j*, *j and
- * checkpoint-*j, suspended mid-way, in both modes.
+ * checkpoint-*j, suspended mid-way, in both modes, and (payload-8 to
+ * payload-12) the files of issue 31's attack, small: units of one form
+ * repeated, sequences repeated over one run, closures never filled,
+ * internal values bound to globals, globals beside a value that is no
+ * checkpoint.
  */
 #include "config.h"
 #include "include/vlad.h"

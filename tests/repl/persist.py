@@ -5,12 +5,24 @@ printed exactly once across the two processes; `vlad --resume FILE` does
 the same from the shell; ,save NAME FILE saves a checkpoint-valued
 global and ,restore FILE NAME binds one; bad uses (nothing suspended, a
 missing, damaged or foreign file, a name that is no checkpoint) say why
-and the REPL keeps its state."""
+and the REPL keeps its state; a forged file refused (no checkpoint in
+it, an internal value of vlad, a program text that does not read) has
+defined nothing and, from the shell, run nothing (issue 31, W1); Ctrl-C
+stops a long ,restore, SIGINT and SIGTERM a long vlad --resume (issue
+31, H1)."""
 
 import os
+import re
+import signal
+import struct
+import subprocess
+import time
+import zlib
 
+import vlpty
 import workload
-from vlpty import CTRL_D, Checks, Vlad, command, expect_equal, leave, run
+from vlpty import (CTRL_C, CTRL_D, SCALE, Checks, Vlad, command,
+                   expect_equal, leave, run)
 from workload import MARK, calibrate, finish, interrupt, numbers
 
 t = Checks()
@@ -139,10 +151,192 @@ def refusals():
         v.fail("the autosave file of a finished program is left")
 
 
+def leb(x):
+    out = bytearray()
+    while True:
+        c = x & 0x7f
+        x >>= 7
+        out.append(c | (0x80 if x else 0))
+        if not x:
+            return bytes(out)
+
+
+def string(b):
+    return leb(len(b)) + b
+
+
+def forged(header, payload):
+    """A file of this build (header: a saved file's first 32 bytes)."""
+    body = header[:24] + struct.pack("<Q", len(payload)) + payload
+    return body + struct.pack("<I", zlib.crc32(body) & 0xffffffff)
+
+
+# record kinds and value tags (vm/ckptfile.h, vm/value.h)
+R_END, R_UNIT, R_CLOSURE, R_FILL, R_CKPT = 0, 1, 3, 4, 11
+R_GLOBAL, R_INFO, R_PROGRAM, R_TEXT = 12, 13, 14, 15
+VT_NUM, VT_CLOSURE, VT_PRIM, VT_CKPT, VT_STR = 3, 5, 6, 7, 12
+PLANT = (bytes([R_GLOBAL]) + string(b"car") + bytes([VT_NUM, 0])
+         + struct.pack("<d", 42.0)
+         + bytes([R_GLOBAL]) + string(b"secret") + bytes([VT_STR])
+         + string(b"planted by a refused file"))
+# object 2: the checkpoint of the pending (write-real 5)
+WRITE_FIVE = (bytes([R_CKPT, 0, VT_PRIM, 0]) + string(b"write-real")
+              + bytes([VT_NUM, 0]) + struct.pack("<d", 5.0)
+              + bytes([0, 0, 0, 0, 0]))
+
+
+def refused_change_nothing():
+    v = Vlad(["-q"], history=t.path("history"))
+    v.prompt()
+    command(v, "(define secret 1)", r"")
+    command(v, "(define u (checkpoint (lambda (z) z) 7 0))", r"")
+    good = t.path("good.ckpt")
+    command(v, ",save u %s" % good, r"saved u .*\n")
+    header = open(good, "rb").read()[:32]
+    files = [
+        ("not a checkpoint", PLANT + bytes([R_END, VT_NUM, 0])
+         + struct.pack("<d", 1.0), r"does not hold a checkpoint"),
+        ("an internal value", PLANT + bytes([R_GLOBAL]) + string(b"p")
+         + bytes([VT_PRIM, 0]) + string(b"%cpj-split") + WRITE_FIVE
+         + bytes([R_END, VT_CKPT, 3]),
+         r"it gives a program an internal value of vlad \(%cpj-split\)")]
+    path = t.path("forged.ckpt")
+    for what, payload, says in files:
+        with open(path, "wb") as f:
+            f.write(forged(header, payload))
+        command(v, ",restore %s" % path,
+                r".*forged\.ckpt: error: .*%s.*\n" % says)
+        command(v, "secret", r"1\n")
+        command(v, "(car (list 5 6))", r"5\n")
+    leave(v)
+    # --resume: a program text that does not read is refused before the
+    # checkpoint runs (it printed 5, then the syntax error)
+    payload = (bytes([R_INFO, 0]) + string(b"") + PLANT + WRITE_FIVE
+               + bytes([R_PROGRAM, 0, 1, 1, 1]) + string(b"p.vlad")
+               + string(b"(define (f x) x") + bytes([1])
+               + bytes([R_END, VT_CKPT, 2]))
+    with open(path, "wb") as f:
+        f.write(forged(header, payload))
+    st, out, err = run(["--resume", path])
+    expect_equal("vlad --resume of a program that does not read",
+                 (st, out), (1, ""))
+    if "p.vlad:1:1: error: unexpected end of input" not in err:
+        v.fail("vlad --resume: %r" % err)
+
+
+def units_file(header, unit, n):
+    """A file of n forms (define (g x) x), a unit of each (R_UNIT: unit,
+    the bytes after its form index), a checkpoint of (g 7), and a global
+    secret = 2: loading it takes time in proportion to n."""
+    text = b"(define (g x) x)\n" * n
+    recs = [bytes([R_GLOBAL]) + string(b"secret") + bytes([VT_NUM, 0])
+            + struct.pack("<d", 2.0),
+            bytes([R_TEXT]) + string(b"t.vlad") + string(text)]
+    recs += [bytes([R_UNIT, 0, 1, 0]) + leb(k) + unit for k in range(n)]
+    g = n + 2                                   # the closure's object
+    recs.append(bytes([R_CLOSURE]) + leb(n + 1) + bytes([1]))
+    recs.append(bytes([R_FILL]) + leb(g))
+    recs.append(bytes([R_CKPT, 0, VT_CLOSURE]) + leb(g)
+                + bytes([VT_NUM, 0]) + struct.pack("<d", 7.0)
+                + bytes([0, 0, 0, 0, 0]))
+    recs.append(bytes([R_END, VT_CKPT]) + leb(g + 1))
+    return forged(header, b"".join(recs))
+
+
+def g_unit(v):
+    """In REPL v: save (checkpoint g 1 0), g = (lambda (x) x); the header
+    of its file and the bytes of its unit after the form index (its
+    hash): what units_file needs."""
+    command(v, "(define (g x) x)", r"")
+    command(v, "(define u (checkpoint g 1 0))", r"")
+    good = t.path("g.ckpt")
+    command(v, ",save u %s" % good, r"saved u .*\n")
+    data = open(good, "rb").read()
+    # its records: R_TEXT name text, R_UNIT 0 text rebound form hash ...
+    p = 32
+    assert data[p] == R_TEXT
+    p += 1
+    for _ in range(2):
+        n, k = 0, 0
+        while True:
+            c = data[p]
+            p += 1
+            n |= (c & 0x7f) << k
+            k += 7
+            if not c & 0x80:
+                break
+        p += n
+    assert data[p:p + 4] == bytes([R_UNIT, 0, 0, 0])  # text 0, rebound 0
+    unit = data[p + 5:]                 # (form 0: one byte) its hash ...
+    return data[:32], unit[:next(i for i, c in enumerate(unit)
+                                 if not c & 0x80) + 1]
+
+
+def ctrl_c_restore():
+    v = Vlad(["-q"], history=t.path("history"))
+    v.prompt()
+    command(v, "(define secret 1)", r"")
+    header, unit = g_unit(v)
+    path = t.path("long.ckpt")
+    n = 200000
+    while True:
+        with open(path, "wb") as f:
+            f.write(units_file(header, unit, n))
+        line = ",restore %s" % path
+        v.line(line)
+        v.expect(re.escape(line) + r"\n")
+        start = v.pos
+        deadline = time.monotonic() + 60 * SCALE
+        result = None
+        while result is None and time.monotonic() < deadline:
+            v.send(CTRL_C)
+            pause = time.monotonic() + 0.3 * SCALE
+            while result is None and time.monotonic() < pause:
+                v._read(0.02)
+                if "interrupted while loading it" in v.out[start:]:
+                    result = "interrupted"
+                elif "restored" in v.out[start:]:
+                    result = "restored"
+        v.expect(r"vlad> ")
+        if result == "interrupted" or n >= 1600000:
+            break
+        n *= 2
+        command(v, "(define secret 1)", r"")
+    expect_equal("Ctrl-C during ,restore of %d units" % n, result,
+                 "interrupted")
+    command(v, "secret", r"1\n")
+    command(v, ",resume", r"nothing to resume .*\n")
+    command(v, "(+ 1 2)", r"3\n")
+    # vlad --resume of such a file: SIGINT and SIGTERM end it while it
+    # loads (the file grows until the signal comes first)
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        n = 200000
+        while True:
+            with open(path, "wb") as f:
+                f.write(units_file(header, unit, n))
+            p = subprocess.Popen([vlpty.VLAD, "--resume", path],
+                                 env=dict(os.environ, **vlpty.VLAD_ENV),
+                                 stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE)
+            time.sleep(0.2 * SCALE)
+            p.send_signal(sig)
+            out, err = p.communicate(timeout=60 * SCALE)
+            if p.returncode == -sig or n >= 1600000:
+                break
+            n *= 2
+        expect_equal("vlad --resume of %d units, signal %d" % (n, sig),
+                     (p.returncode, out), (-sig, b""))
+    leave(v)
+
+
 for name, fn in [(",save, quit, ,restore, ,resume; vlad --resume",
                   save_quit_restore_resume),
                  (",save NAME FILE and ,restore FILE NAME",
                   named_checkpoints),
-                 ("refused files and uses", refusals)]:
+                 ("refused files and uses", refusals),
+                 ("forged files refused change nothing",
+                  refused_change_nothing),
+                 ("Ctrl-C stops a long ,restore, signals a long "
+                  "--resume", ctrl_c_restore)]:
     t.check(name, fn)
 t.finish()
