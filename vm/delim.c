@@ -76,6 +76,8 @@ void vl_delim_pop_limit(VladState *S)
 int64_t vl_delim_anchor(VladState *S, int64_t now)
 {
     int64_t a = now + VL_POLL_QUANTUM;
+    if (S->poll_due < a)
+        a = S->poll_due;
     if (S->nlimits > 0 && S->limits[S->nlimits - 1].min_deadline < a)
         a = S->limits[S->nlimits - 1].min_deadline;
     return a;

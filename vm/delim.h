@@ -39,7 +39,11 @@ VL_INTERNAL void vl_delim_push_limit(VladState *S, int64_t deadline,
 VL_INTERNAL void vl_delim_pop_limit(VladState *S);
 
 /* The next step count at which the VM must stop counting down: the
-   earliest deadline or the next interrupt poll. */
+   earliest deadline or the next regular poll (S->poll_due, set by the
+   poll itself), whichever comes first, and at most VL_POLL_QUANTUM steps
+   after 'now'.  A limit that starts and ends does not put the regular
+   poll off (a loop of short checkpoint-*j calls was never polled:
+   issue 31, L2); a poll due already makes the next step poll. */
 VL_INTERNAL int64_t vl_delim_anchor(VladState *S, int64_t now);
 
 /* Whether a *j runs above the delimiter frame at stack index 'frame':

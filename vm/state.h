@@ -119,6 +119,10 @@ struct VladState {
 
     int64_t steps;                  /* steps taken (valid outside the VM) */
     int64_t fuel_anchor;            /* see header comment */
+    int64_t poll_due;               /* the step of the next regular poll
+                                       (vm/vm.c): limits, which anchor
+                                       the fuel sooner, do not put it
+                                       off (vl_delim_anchor) */
     int64_t step_limit;             /* per top-level evaluation; 0: none */
     volatile sig_atomic_t interrupt;/* set asynchronously by vlad_interrupt */
 

@@ -282,6 +282,7 @@ static Value run_apply(VladState *S, Value fn, Value arg, int counted,
         S->steps--;
     if (S->step_limit > 0 && limited)
         vl_delim_push_limit(S, start + S->step_limit, SIZE_MAX);
+    S->poll_due = S->steps + VL_POLL_QUANTUM;
     S->fuel_anchor = vl_delim_anchor(S, S->steps);
     double t0 = now_seconds();
     Value v = vl_vm_apply(S, fn, arg);
