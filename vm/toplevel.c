@@ -39,6 +39,7 @@
 #include "vm/prims.h"
 #include "vm/print.h"
 #include "vm/ckptload.h"
+#include "vm/savefile.h"
 #include "vm/spill.h"
 #include "vm/unit.h"
 #include "vm/vm.h"
@@ -511,6 +512,8 @@ static void destroy(VladState *S)
 {
     vl_cpj_reset(S);
     vl_spill_close(S);
+    if (S->autosave_file != NULL)           /* its lock (vm/autosave.h) */
+        (void)vl_save_close(S->autosave_file, 0);
     vl_state_flush(S);
     vl_gc_free(S);
 }
@@ -648,18 +651,19 @@ static void saved_job(VladState *S, void *ud)
         vl_except_at(S, VLAD_ERR_IO, (SrcPos){job->path, 0, 0},
                      "not a valid checkpoint file: its program is nested "
                      "more than %d files deep", VL_INCLUDE_MAX);
-    if (prog.present)
+    if (prog.present) {
         S->out_total = prog.output_bytes;
-    Value v = run_apply(S, S->resume_value, u, 1, 1);
-    job->out = v;
-    if (!prog.present)
+        /* the input consumed counts on from the saved run's (the host
+           gave the input from there: vlad_saved_autosave) */
+        S->in_read = prog.input_bytes + (S->in_len - S->in_pos);
+    }
+    if (!prog.present) {
+        job->out = run_apply(S, S->resume_value, u, 1, 1);
         return;
-    /* the running form is finished: as run_form ends it, then the rest
-       of each text being run, the innermost first */
-    SrcPos pos = {prog.levels[prog.nlevels - 1].name, prog.line, prog.col};
-    if (!prog.define && S->config.echo_results && !IS_VOID(v))
-        vl_print_write(S, v, &pos);
-    vl_state_flush(S);
+    }
+    /* the texts being run, read again, each past the forms run: set
+       while the running form is finished too, so that an autosave then
+       saves it (with the same texts and places) */
     RunStack rs = {NULL, 0, 0};
     for (size_t k = 0; k < prog.nlevels; k++) {
         const CkptLevel *l = &prog.levels[k];
@@ -670,6 +674,17 @@ static void saved_job(VladState *S, void *ud)
         push_include(S, l->name, (SrcPos){l->name, 1, 1});
         push_text(&rs, ctx, forms, l->next);
     }
+    SrcPos pos = {prog.levels[prog.nlevels - 1].name, prog.line, prog.col};
+    S->run_define = prog.define;
+    S->run_pos = pos;
+    S->run_stack = &rs;
+    Value v = run_apply(S, S->resume_value, u, 1, 1);
+    S->run_stack = NULL;
+    /* the running form is finished: as run_form ends it, then the rest
+       of each text being run, the innermost first */
+    if (!prog.define && S->config.echo_results && !IS_VOID(v))
+        vl_print_write(S, v, &pos);
+    vl_state_flush(S);
     if (!prog.define)
         rs.run[rs.n - 1].ctx.last = v;
     run_stack(S, &rs);
