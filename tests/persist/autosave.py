@@ -318,9 +318,9 @@ def kills(tmp):
             swept = None
             while q.poll() is None and swept is None:
                 try:
-                    if read(lock) == mark:
-                        swept = [n for n in os.listdir(tmp)
-                                 if n.startswith("big.sav.vlad-tmp.")]
+                    if read(lock) == mark:  # (its own may be there)
+                        swept = [n for n in left
+                                 if os.path.exists(os.path.join(tmp, n))]
                 except OSError:
                     pass
                 time.sleep(0.001)
@@ -328,7 +328,7 @@ def kills(tmp):
             check(q.returncode == 0 and not swept,
                   "trial %d: --resume swept %d temporary files at its start"
                   % (trial, len(left)),
-                  "status %d, %r, left while it ran: %r"
+                  "status %d, %r, still there while it ran: %r"
                   % (q.returncode, err.decode(), swept))
         check(read(out) == ref and sorted(os.listdir(tmp))
               == ["big.vlad", "out"],
