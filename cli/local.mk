@@ -12,6 +12,7 @@ vlad_SOURCES = \
 	%reldir%/output.c %reldir%/output.h \
 	%reldir%/progress.c %reldir%/progress.h \
 	%reldir%/repl.c %reldir%/repl.h \
+	%reldir%/saving.c %reldir%/saving.h \
 	%reldir%/session.c %reldir%/session.h \
 	%reldir%/signals.c %reldir%/signals.h \
 	%reldir%/stats.c %reldir%/stats.h

@@ -16,19 +16,18 @@
  */
 #include "config.h"
 
-#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/stat.h>
 #include "include/vlad.h"
 #include "cli/options.h"
 #include "cli/output.h"
 #include "cli/progress.h"
 #include "cli/repl.h"
+#include "cli/saving.h"
 #include "cli/session.h"
 #include "cli/signals.h"
 #include "cli/stats.h"
@@ -97,56 +96,16 @@ static int define_arguments(VladState *S, char **args, int nargs)
     return 0;
 }
 
-/* The note an autosave keeps about standard output (vlad_set_autosave):
-   "stdout DEV INO START" when it is a regular file, START the offset at
-   which this program's output begins there; else "stdout other". */
-static void stdout_note(char *buf, size_t n)
-{
-    struct stat st;
-    snprintf(buf, n, "stdout other");
-    if (fstat(STDOUT_FILENO, &st) != 0 || !S_ISREG(st.st_mode))
-        return;
-    int fl = fcntl(STDOUT_FILENO, F_GETFL);
-    off_t start = fl >= 0 && (fl & O_APPEND)
-                  ? st.st_size : lseek(STDOUT_FILENO, 0, SEEK_CUR);
-    if (start < 0)
-        start = st.st_size;
-    snprintf(buf, n, "stdout %ju %ju %jd", (uintmax_t)st.st_dev,
-             (uintmax_t)st.st_ino, (intmax_t)start);
-}
-
-/* Resuming a program saved by --autosave into the file its killed run
-   was writing: the bytes that run wrote after its last save are there
-   already, and are not written again. */
-static void skip_written(const VladSavedInfo *info)
-{
-    uintmax_t dev, ino;
-    intmax_t start;
-    struct stat st;
-    if (sscanf(info->note, "stdout %ju %ju %jd", &dev, &ino, &start) != 3
-        || fstat(STDOUT_FILENO, &st) != 0 || !S_ISREG(st.st_mode)
-        || (uintmax_t)st.st_dev != dev || (uintmax_t)st.st_ino != ino)
-        return;
-    intmax_t written = (intmax_t)st.st_size - start
-                       - (intmax_t)info->output_bytes;
-    if (written > 0)
-        vl_output_skip((uint64_t)written);
-}
-
 /* --resume FILE: finish what FILE holds -- a program saved by
    --autosave (its output, and the values of its expressions, as the
-   uninterrupted run would have printed them), or a checkpoint saved by
-   ,save (its value printed) -- with --autosave going on if asked. */
+   uninterrupted run would have printed them; it goes on autosaving,
+   cli/saving.h), or a checkpoint saved by ,save (its value printed). */
 static int run_resume(VladState *S, const VlOptions *o)
 {
     VladSavedInfo info;
     VladStatus st = vlad_saved_info(S, o->resume, &info);
-    if (st == VLAD_OK && info.program) {
-        skip_written(&info);
-        if (o->autosave != NULL)
-            st = vlad_set_autosave(S, o->autosave, o->autosave_every,
-                                   info.note);
-    }
+    if (st == VLAD_OK && info.program && vl_saving_resume(S, o, &info))
+        return 1;
     VladValue v;
     if (st == VLAD_OK)
         st = vlad_run_saved(S, o->resume, &v);
@@ -240,15 +199,8 @@ int main(int argc, char **argv)
         return 2;
     }
     int status = define_arguments(S, o.args, o.nargs);
-    if (status == 0 && o.autosave != NULL && o.resume == NULL) {
-        char note[128];
-        stdout_note(note, sizeof note);
-        if (vlad_set_autosave(S, o.autosave, o.autosave_every, note)
-            != VLAD_OK) {
-            fputs(vlad_last_error(S)->text, stderr);
-            status = 1;
-        }
-    }
+    if (status == 0 && o.autosave != NULL && o.resume == NULL)
+        status = vl_saving_start(S, &o);
 
     double t0 = vl_now_seconds();
     if (status != 0) {
@@ -284,8 +236,8 @@ int main(int argc, char **argv)
         status = run_stdin_script(S);
     }
     /* a program that ended without error needs no saved state */
-    if (status == 0 && o.autosave != NULL)
-        unlink(o.autosave);
+    if (o.autosave != NULL || o.resume != NULL)
+        status = vl_saving_end(S, status);
     if (o.stats) {
         VladStats st;
         vlad_get_stats(S, &st);

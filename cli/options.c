@@ -49,13 +49,16 @@ static const char help_text[] =
     "                     case)\n"
     "  --resume FILE      finish the computation saved in FILE (by ,save\n"
     "                     in the REPL, or --autosave: then the rest of\n"
-    "                     the program too) and print its value; no program\n"
-    "                     may be given with it\n"
+    "                     the program too, autosaving to FILE as before,\n"
+    "                     and FILE is removed when it ends without error)\n"
+    "                     and print its value; no program may be given\n"
+    "                     with it\n"
     "  --autosave FILE[,every=SECONDS]\n"
     "                     save the running program to FILE every SECONDS\n"
     "                     (default 30), atomically, so that after a crash\n"
-    "                     --resume FILE finishes it; FILE is removed when\n"
-    "                     the program ends without error\n"
+    "                     --resume FILE finishes it; FILE must not exist\n"
+    "                     (or be empty) and is removed when the program\n"
+    "                     ends without error\n"
     "  --stats            print steps, peak heap, AD and checkpoint-*j\n"
     "                     statistics and time on stderr\n"
     "  --progress         show the progress of long checkpoint-*j runs on\n"
@@ -209,6 +212,7 @@ static int parse_autosave(VlOptions *o, const char *name, const char *v)
     for (const char *p = opt; p != NULL; p = strstr(p + 1, ",every="))
         opt = p;
     o->autosave_every = VL_AUTOSAVE_EVERY;
+    o->autosave_every_given = 0;
     size_t n = strlen(v);
     if (opt != NULL) {
         char *end;
@@ -217,6 +221,7 @@ static int parse_autosave(VlOptions *o, const char *name, const char *v)
             return vl_usage_error("--autosave: every= needs a number of "
                                   "seconds, got '%s'", opt + 7);
         o->autosave_every = s;
+        o->autosave_every_given = 1;
         n = (size_t)(opt - v);
     }
     if (n == 0)

@@ -18,7 +18,9 @@ typedef struct VlOptions {
     const char *checkpoint; /* --checkpoint SPEC, or NULL */
     const char *resume;     /* --resume FILE, or NULL */
     char *autosave;         /* --autosave FILE (malloc'd), or NULL */
-    double autosave_every;  /* its every=SECONDS */
+    double autosave_every;  /* its every=SECONDS (VL_AUTOSAVE_EVERY) */
+    int autosave_every_given;   /* every= was given (else --resume goes
+                                   on at the saved run's interval) */
     int stats;              /* --stats */
     int progress;           /* --progress */
     int quiet;              /* -q, --quiet */

@@ -206,7 +206,12 @@ VLAD_API VladStatus vlad_resume(VladState *S, VladValue u, VladValue *out);
    another vlad version or architecture, or damaged, is refused with
    VLAD_ERR_IO and the reason.  A file is written atomically (a temporary
    file, flushed to disk, renamed): after a crash it is the old file or
-   the new one, whole. */
+   the new one, whole.  A save replaces only nothing, an empty regular
+   file or a file vlad saved (symbolic links are followed: their target
+   is written); a directory, a device or any other file is refused with
+   VLAD_ERR_IO and the reason, and so is a file another process (or
+   state) is saving to: writers hold a lock on PATH.vlad-lock while they
+   write (doc/embedding.md section 8). */
 
 /* Save checkpoint 'u' to the file at 'path'.  [returns status] */
 VLAD_API VladStatus vlad_checkpoint_save(VladState *S, VladValue u,
@@ -235,11 +240,36 @@ VLAD_API VladStatus vlad_checkpoint_load_buffer(VladState *S,
    and vlad_run_saved finishes the program from there (after a crash,
    say).  'note' is kept in each file for the host (vlad_saved_info),
    e.g. where its output goes.  Output the program wrote before a save
-   has gone to 'write' before the file is written.  NULL 'path' stops it.
-   A save that fails stops the evaluation with VLAD_ERR_IO and the
-   reason.  [returns status] */
+   has gone to 'write' before the file is written.  'path' is checked
+   here, as a save's (above): VLAD_ERR_IO and the reason when it may not
+   be written, its directory does not exist or is not writable, or
+   another process or state autosaves to it; the state then holds the
+   lock of 'path' until autosave stops or the state is closed.  A save
+   that fails later (a full disk, a directory removed, another file put
+   in its place) does not stop the evaluation: it is tried again every
+   'seconds', and vlad_set_warning's callback is told once, when a run of
+   failures begins, and when a save succeeds again.  NULL 'path' stops
+   autosaving (the file stays).  [returns status] */
 VLAD_API VladStatus vlad_set_autosave(VladState *S, const char *path,
                                       double seconds, const char *note);
+
+/* Stop autosaving, as vlad_set_autosave with a NULL path, and when
+   'remove' is nonzero remove the file it saved to: only if it is still
+   the file this state wrote last, or the one that was there when
+   autosave started -- never a file another process put in its place.
+   For a program that ended without error: its saved state is no longer
+   needed.  [returns status: VLAD_ERR_IO when the removal failed] */
+VLAD_API VladStatus vlad_stop_autosave(VladState *S, int remove);
+
+/* Have 'warn' called with a line of text (no newline) when libvlad has
+   something to tell the host that is not an error of the call running:
+   an autosave that failed (the evaluation goes on), and the first that
+   succeeds after failures.  It is called while the state runs: it must
+   not call into the state (vlad_interrupt excepted).  NULL: nothing is
+   told (the default: libvlad never prints).  [never fails] */
+VLAD_API void vlad_set_warning(VladState *S,
+                               void (*warn)(void *userdata, const char *text),
+                               void *userdata);
 
 /* What a saved file holds, read without running it. */
 typedef struct VladSavedInfo {
@@ -255,6 +285,17 @@ typedef struct VladSavedInfo {
    next call).  [returns status] */
 VLAD_API VladStatus vlad_saved_info(VladState *S, const char *path,
                                     VladSavedInfo *info);
+
+/* What vlad_saved_info does not tell of a program saved by autosave (0
+   and 0 for a checkpoint): '*every', the seconds between its saves, and
+   '*input_bytes', the bytes of input read-real had consumed when it was
+   saved (what it had read ahead and not used is not counted).  The
+   resumed run's input must start there: vlad_run_saved does not skip
+   input; it counts on from that number.  NULL output pointers are
+   skipped.  [returns status] */
+VLAD_API VladStatus vlad_saved_autosave(VladState *S, const char *path,
+                                        double *every,
+                                        uint64_t *input_bytes);
 
 /* Finish what the file at 'path' holds as one evaluation: a program
    saved by autosave is finished as its uninterrupted evaluation would

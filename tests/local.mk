@@ -672,6 +672,7 @@ VLAD_API_TESTS = \
 	%reldir%/api/test-api-progress \
 	%reldir%/api/test-api-cpj-suspend \
 	%reldir%/api/test-api-persist \
+	%reldir%/api/test-api-savefile \
 	%reldir%/api/test-api-forged \
 	%reldir%/api/test-api-spill \
 	%reldir%/api/test-api-stdin
@@ -770,6 +771,10 @@ VLAD_API_LINK = -no-install
 %canon_reldir%_api_test_api_persist_CPPFLAGS = $(VLAD_API_INCLUDES)
 %canon_reldir%_api_test_api_persist_LDADD = $(VLAD_API_LINKLIBS)
 %canon_reldir%_api_test_api_persist_LDFLAGS = $(VLAD_API_LINK)
+%canon_reldir%_api_test_api_savefile_SOURCES = %reldir%/api/test-api-savefile.c %reldir%/api/apitest.h
+%canon_reldir%_api_test_api_savefile_CPPFLAGS = $(VLAD_API_INCLUDES)
+%canon_reldir%_api_test_api_savefile_LDADD = $(VLAD_API_LINKLIBS)
+%canon_reldir%_api_test_api_savefile_LDFLAGS = $(VLAD_API_LINK)
 %canon_reldir%_api_test_api_spill_SOURCES = %reldir%/api/test-api-spill.c %reldir%/api/apitest.h
 %canon_reldir%_api_test_api_spill_CPPFLAGS = $(VLAD_API_INCLUDES)
 %canon_reldir%_api_test_api_spill_LDADD = $(VLAD_API_LINKLIBS) -lpthread
@@ -791,9 +796,13 @@ check_PROGRAMS += %reldir%/persist/persist-helper
 %canon_reldir%_persist_persist_helper_CPPFLAGS = $(VLAD_API_INCLUDES)
 %canon_reldir%_persist_persist_helper_LDADD = $(VLAD_API_LINKLIBS)
 %canon_reldir%_persist_persist_helper_LDFLAGS = $(VLAD_API_LINK)
-TESTS += %reldir%/persist/roundtrip.sh %reldir%/persist/crash.py
+## autosave.py and read-real.py: --autosave never destroys a file, and
+## resumes as one relies on it (issue 31).
+TESTS += %reldir%/persist/roundtrip.sh %reldir%/persist/crash.py \
+	%reldir%/persist/autosave.py %reldir%/persist/read-real.py
 EXTRA_DIST += %reldir%/persist/roundtrip.sh %reldir%/persist/roundtrip.py \
-	%reldir%/persist/crash.py
+	%reldir%/persist/crash.py %reldir%/persist/autosave.py \
+	%reldir%/persist/read-real.py %reldir%/persist/persistlib.py
 
 examples_embed_minimal_SOURCES = examples/embed/minimal.c
 examples_embed_minimal_CPPFLAGS = $(VLAD_API_INCLUDES)

@@ -3,13 +3,13 @@
  * loading through the public interface (include/vlad.h, "Saved
  * checkpoints"); the format is vm/ckptfile.h's
  *
- * Files are written atomically (vl_ckpt_write_atomic): a crash at any
- * moment leaves the old file or the whole new one, never a mix.
+ * Files are written as vm/savefile.h says: atomically (a crash at any
+ * moment leaves the old file or the whole new one, never a mix), under a
+ * lock, and only over nothing, an empty file or a file vlad saved.
  */
 #include "config.h"
 #include "include/vlad.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "vm/apiconv.h"
@@ -17,6 +17,7 @@
 #include "vm/ckptload.h"
 #include "vm/ckptsave.h"
 #include "vm/except.h"
+#include "vm/savefile.h"
 #include "vm/toplevel.h"
 
 typedef struct SaveJob {
@@ -84,9 +85,15 @@ VladStatus vlad_checkpoint_save(VladState *S, VladValue u, const char *path)
     VladStatus st = save_enter(S, u, &job);
     if (st != VLAD_OK)
         return st;
-    if (vl_ckpt_write_atomic(path, job.file.data, job.file.len) != 0)
+    VlSaveFile f;
+    int bad = vl_save_open(&f, path) != 0;
+    if (!bad) {
+        bad = vl_save_write(&f, job.file.data, job.file.len) != 0;
+        (void)vl_save_close(&f, 0);         /* (f.why is kept) */
+    }
+    if (bad)
         return vl_toplevel_fail(S, VLAD_ERR_IO, "cannot write '%s': %s",
-                                path, strerror(errno));
+                                path, f.why);
     return VLAD_OK;
 }
 
@@ -158,22 +165,22 @@ VladStatus vlad_checkpoint_load_buffer(VladState *S, const void *data,
 typedef struct AutosaveJob {
     const char *path, *note;
     double seconds;
+    int remove;
 } AutosaveJob;
 
 static void autosave_job(VladState *S, void *ud)
 {
     AutosaveJob *job = ud;
-    if (job->path == NULL) {
-        S->autosave_hook = NULL;
-        S->autosave_path = NULL;
-        S->autosave_note = NULL;
+    if (job->path != NULL) {
+        vl_autosave_start(S, job->path, job->seconds, job->note);
         return;
     }
-    S->autosave_path = vl_gc_strdup(job->path);
-    S->autosave_note = vl_gc_strdup(job->note != NULL ? job->note : "");
-    S->autosave_every = job->seconds;
-    S->autosave_next = vl_autosave_clock() + job->seconds;
-    S->autosave_hook = vl_autosave_hook;
+    const char *shown = S->autosave_file != NULL
+                        ? vl_gc_strdup(S->autosave_file->path) : "";
+    const char *why;
+    if (vl_autosave_stop(S, job->remove, &why) != 0)
+        vl_except_at(S, VLAD_ERR_IO, (SrcPos){NULL, 0, 0},
+                     "autosave: '%s': %s", shown, why);
 }
 
 VladStatus vlad_set_autosave(VladState *S, const char *path, double seconds,
@@ -190,7 +197,17 @@ VladStatus vlad_set_autosave(VladState *S, const char *path, double seconds,
     if (path != NULL && *path == '\0')
         return vl_toplevel_fail(S, VLAD_ERR_ARGUMENT,
                                 "vlad_set_autosave: the path is empty");
-    AutosaveJob job = {path, note, seconds};
+    AutosaveJob job = {path, note, seconds, 0};
+    return vl_toplevel_job(S, autosave_job, &job);
+}
+
+VladStatus vlad_stop_autosave(VladState *S, int remove)
+{
+    if (S == NULL)
+        return VLAD_ERR_ARGUMENT;
+    if (!vl_gc_thread_attach())
+        return vl_toplevel_attach_error(S);
+    AutosaveJob job = {NULL, NULL, 0, remove != 0};
     return vl_toplevel_job(S, autosave_job, &job);
 }
 
@@ -208,30 +225,49 @@ static void info_job(VladState *S, void *ud)
                  &job->prog);
 }
 
+/* Read the header of the file at 'path' into job->prog ('fn' and 'what'
+   name the caller and its output in a message). */
+static VladStatus saved_header(VladState *S, const char *path, InfoJob *job,
+                               const char *fn, const void *what)
+{
+    memset(job, 0, sizeof *job);
+    if (S == NULL)
+        return VLAD_ERR_ARGUMENT;
+    if (!vl_gc_thread_attach())
+        return vl_toplevel_attach_error(S);
+    if (path == NULL || what == NULL)
+        return vl_toplevel_fail(S, VLAD_ERR_ARGUMENT, "%s: NULL %s", fn,
+                                path == NULL ? "path" : "info");
+    job->path = path;
+    return vl_toplevel_job(S, info_job, job);
+}
+
 VladStatus vlad_saved_info(VladState *S, const char *path,
                            VladSavedInfo *info)
 {
     if (info != NULL)
         memset(info, 0, sizeof *info);
-    if (S == NULL)
-        return VLAD_ERR_ARGUMENT;
-    if (!vl_gc_thread_attach())
-        return vl_toplevel_attach_error(S);
-    if (path == NULL || info == NULL)
-        return vl_toplevel_fail(S, VLAD_ERR_ARGUMENT,
-                                "vlad_saved_info: NULL %s",
-                                path == NULL ? "path" : "info");
     InfoJob job;
-    memset(&job, 0, sizeof job);
-    job.path = path;
-    VladStatus st = vl_toplevel_job(S, info_job, &job);
-    if (st == VLAD_OK) {
+    VladStatus st = saved_header(S, path, &job, "vlad_saved_info", info);
+    if (info != NULL && st == VLAD_OK) {
         info->program = job.prog.present;
         info->output_bytes = job.prog.output_bytes;
-        info->note = job.prog.note != NULL ? job.prog.note : "";
     }
-    if (info->note == NULL)
-        info->note = "";
+    if (info != NULL)
+        info->note = st == VLAD_OK && job.prog.note != NULL ? job.prog.note
+                                                            : "";
+    return st;
+}
+
+VladStatus vlad_saved_autosave(VladState *S, const char *path,
+                               double *every, uint64_t *input_bytes)
+{
+    InfoJob job;
+    VladStatus st = saved_header(S, path, &job, "vlad_saved_autosave", "");
+    if (every != NULL)
+        *every = st == VLAD_OK ? job.prog.every : 0;
+    if (input_bytes != NULL)
+        *input_bytes = st == VLAD_OK ? job.prog.input_bytes : 0;
     return st;
 }
 

@@ -1,5 +1,6 @@
 /*
- * vm/apiio.c -- the public interface to output: vlad_flush (include/vlad.h)
+ * vm/apiio.c -- the public interface to output: vlad_flush, and the
+ * host's warnings, vlad_set_warning (include/vlad.h)
  *
  * The buffer and its flush policy are vm/state.c's (vm/state.h).
  */
@@ -12,4 +13,14 @@ void vlad_flush(VladState *S)
 {
     if (S != NULL)
         vl_state_flush(S);
+}
+
+void vlad_set_warning(VladState *S,
+                      void (*warn)(void *userdata, const char *text),
+                      void *userdata)
+{
+    if (S == NULL)
+        return;
+    S->warn = warn;
+    S->warn_userdata = userdata;
 }

@@ -5,14 +5,10 @@
 #include "config.h"
 #include "vm/ckptfile.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/stat.h>
 #include "vm/except.h"
 #include "vm/unit.h"
 
@@ -144,76 +140,6 @@ char *vl_ckpt_get_str(CkptIn *in, size_t max, size_t *len)
     if (len != NULL)
         *len = n;
     return vl_gc_strndup((const char *)p, n);
-}
-
-/* ===== Files ===== */
-
-/* Write all of p[0, n) to fd. */
-static int write_all(int fd, const unsigned char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-/* The directory part of path, for fsync after the rename. */
-static void sync_dir(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    char *dir = slash == NULL ? strdup(".")
-                : slash == path ? strdup("/")
-                : strndup(path, (size_t)(slash - path));
-    if (dir == NULL)
-        return;
-    int fd = open(dir, O_RDONLY | O_DIRECTORY);
-    if (fd >= 0) {
-        (void)fsync(fd);
-        close(fd);
-    }
-    free(dir);
-}
-
-int vl_ckpt_write_atomic(const char *path, const void *data, size_t len)
-{
-    size_t n = strlen(path);
-    char *tmp = malloc(n + 8);
-    if (tmp == NULL) {
-        errno = ENOMEM;
-        return -1;
-    }
-    memcpy(tmp, path, n);
-    memcpy(tmp + n, ".XXXXXX", 8);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        free(tmp);
-        return -1;
-    }
-    if (write_all(fd, data, len) != 0 || fsync(fd) != 0) {
-        int e = errno;
-        close(fd);
-        unlink(tmp);
-        free(tmp);
-        errno = e;
-        return -1;
-    }
-    (void)fchmod(fd, 0644);
-    if (close(fd) != 0 || rename(tmp, path) != 0) {
-        int e = errno;
-        unlink(tmp);
-        free(tmp);
-        errno = e;
-        return -1;
-    }
-    free(tmp);
-    sync_dir(path);
-    return 0;
 }
 
 /* ===== CRC and framing ===== */

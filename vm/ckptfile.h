@@ -35,7 +35,8 @@
 #include "vm/state.h"
 
 #define VL_CKPT_MAGIC "VLADCKPT"
-#define VL_CKPT_FORMAT 3u
+#define VL_CKPT_FORMAT 4u     /* 4: R_INFO holds the interval and the
+                                   input consumed (issue 31) */
 #define VL_CKPT_HEADER 32
 #define VL_CKPT_TRAILER 4
 
@@ -54,7 +55,8 @@ enum {
     R_SEG,              /* a frame sequence */
     R_CKPT,             /* a checkpoint */
     R_GLOBAL,           /* a user global the code reads, and its value */
-    R_INFO,             /* first, in an autosave: output so far, note */
+    R_INFO,             /* first, in an autosave: output and input so
+                           far, the interval, the note */
     R_PROGRAM,          /* last before R_END, in an autosave: the texts
                            being run and where */
     R_TEXT,             /* a text units are compiled from (once for all
@@ -88,6 +90,9 @@ typedef struct CkptLevel {
 typedef struct CkptProgram {
     int present;            /* the file holds one (R_INFO, R_PROGRAM) */
     uint64_t output_bytes;  /* output the program had written */
+    uint64_t input_bytes;   /* input read-real had consumed (not what
+                               it read ahead) */
+    double every;           /* the seconds between autosaves */
     const char *note;       /* the host's (vlad_set_autosave) */
     int define;             /* the running form is a definition */
     int32_t line, col;      /* where it is */
@@ -157,12 +162,6 @@ VL_INTERNAL uint64_t vl_ckpt_build_id(VladState *S);
 VL_INTERNAL const unsigned char *vl_ckpt_open(CkptIn *in,
                                               const unsigned char *data,
                                               size_t len, size_t *plen);
-
-/* Write 'len' bytes to the file at 'path' atomically: a temporary file
-   beside it, fsync, rename, fsync of the directory.  0, or -1 with
-   errno set (nothing changed at 'path'). */
-VL_INTERNAL int vl_ckpt_write_atomic(const char *path, const void *data,
-                                     size_t len);
 
 /* The whole file around 'payload': header, payload, CRC. */
 VL_INTERNAL void vl_ckpt_frame(VladState *S, const CkptOut *payload,

@@ -1136,6 +1136,10 @@ static void read_info(CkptIn *in, CkptProgram *prog)
 {
     prog->present = 1;
     prog->output_bytes = vl_ckpt_get_u(in);
+    prog->input_bytes = vl_ckpt_get_u(in);
+    prog->every = vl_ckpt_get_real(in);
+    if (!(prog->every >= 0 && prog->every <= 1e9))
+        vl_ckpt_bad(in, "an autosave interval of %g seconds", prog->every);
     prog->note = vl_ckpt_get_str(in, VL_READ_MAX_INPUT, NULL);
 }
 

@@ -661,6 +661,8 @@ static void put_info(Enc *e, const CkptProgram *prog)
     const char *note = prog->note != NULL ? prog->note : "";
     vl_ckpt_put_byte(&e->out, R_INFO);
     vl_ckpt_put_u(&e->out, prog->output_bytes);
+    vl_ckpt_put_u(&e->out, prog->input_bytes);
+    vl_ckpt_put_real(&e->out, prog->every);
     vl_ckpt_put_str(&e->out, note, strlen(note));
 }
 

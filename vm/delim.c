@@ -97,6 +97,7 @@ Limit *vl_delim_fired(VladState *S, int64_t now)
 void vl_delim_rewind(VladState *S, int64_t steps)
 {
     Limit *top = toplevel_limit(S);
+    S->poll_due -= steps;           /* the next poll as many steps ahead */
     if (top != NULL && steps != 0) {
         top->deadline -= steps;
         recompute_mins(S, 0);
@@ -150,6 +151,8 @@ void vl_delim_pop_limit(VladState *S)
 int64_t vl_delim_anchor(VladState *S, int64_t now)
 {
     int64_t a = now + VL_POLL_QUANTUM;
+    if (S->poll_due < a)
+        a = S->poll_due;
     if (S->nlimits > 0 && S->limits[S->nlimits - 1].min_deadline < a)
         a = S->limits[S->nlimits - 1].min_deadline;
     return a;

@@ -60,12 +60,16 @@ VL_INTERNAL void vl_delim_set_barrier(VladState *S, Limit *l, int up);
 VL_INTERNAL int vl_delim_hidden_above(const VladState *S, size_t frame);
 
 /* The clock goes back by 'steps' (a hiding frame's steps no longer
-   counted): the top-level limit, which counts every step, moves back as
-   far, so that it stays as many steps ahead. */
+   counted): the top-level limit, which counts every step, and the next
+   regular poll move back as far, so that they stay as many steps ahead. */
 VL_INTERNAL void vl_delim_rewind(VladState *S, int64_t steps);
 
 /* The next step count at which the VM must stop counting down: the
-   earliest deadline or the next interrupt poll. */
+   earliest deadline or the next regular poll (S->poll_due, set by the
+   poll itself), whichever comes first, and at most VL_POLL_QUANTUM steps
+   after 'now'.  A limit that starts and ends does not put the regular
+   poll off (a loop of short checkpoint-*j calls was never polled:
+   issue 31, L2); a poll due already makes the next step poll. */
 VL_INTERNAL int64_t vl_delim_anchor(VladState *S, int64_t now);
 
 /* Whether a *j runs above the delimiter frame at stack index 'frame':

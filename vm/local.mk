@@ -30,6 +30,7 @@ libvlad_core_la_SOURCES += \
 	%reldir%/ckptfile.c %reldir%/ckptfile.h \
 	%reldir%/ckptsave.c %reldir%/ckptsave.h \
 	%reldir%/ckptload.c %reldir%/ckptload.h \
+	%reldir%/savefile.c %reldir%/savefile.h \
 	%reldir%/spill.c %reldir%/spill.h \
 	%reldir%/features.h
 

@@ -298,6 +298,7 @@ static int input_byte(VladState *S)
         }
         S->in_pos = 0;
         S->in_len = n;
+        S->in_read += n;            /* an autosave counts what is used */
     }
     return (unsigned char)S->in_buf[S->in_pos++];
 }

@@ -126,6 +126,10 @@ struct VladState {
 
     int64_t steps;                  /* steps taken (valid outside the VM) */
     int64_t fuel_anchor;            /* see header comment */
+    int64_t poll_due;               /* the step of the next regular poll
+                                       (vm/vm.c): limits, which anchor
+                                       the fuel sooner, do not put it
+                                       off (vl_delim_anchor) */
     int64_t step_limit;             /* per top-level evaluation; 0: none */
     volatile sig_atomic_t interrupt;/* set asynchronously by vlad_interrupt */
     int wake_rd;                    /* the interrupt's wake-up pipe
@@ -179,6 +183,10 @@ struct VladState {
     char *in_buf;                   /* read-real's input buffer */
     size_t in_pos, in_len;          /* unread bytes: in_buf[in_pos..len) */
     int in_eof;                     /* the input has ended */
+    uint64_t in_read;               /* bytes read into in_buf so far (and
+                                       a resumed program's before): the
+                                       input consumed is in_read - (in_len
+                                       - in_pos) */
 
     char *out;                      /* output buffer */
     size_t nout, out_cap;
@@ -216,13 +224,17 @@ struct VladState {
     struct VlUnit **prelude_units;  /* the prelude's forms, in order */
     size_t nprelude_units, prelude_units_cap;
     uint64_t ckpt_build_id;         /* vm/ckptfile.h; 0: not computed */
-    /* autosave (vm/autosave.h): called at every poll of the VM while
-       set; the file, the seconds between saves, when the next is due
-       (vl_autosave_clock), the host's note */
+    /* autosave (vm/autosave.h): the hook is called at every regular
+       poll of the VM while set; the file, its lock, the interval */
     void (*autosave_hook)(VladState *S, Value *fb, int nargs, int64_t now);
-    const char *autosave_path;
-    double autosave_every, autosave_next;
-    const char *autosave_note;
+    struct VlAutosave *autosave;
+    struct VlSaveFile *autosave_file;   /* its file (vm/savefile.h): the
+                                       lock is released when the state
+                                       is freed */
+    /* vlad_set_warning: what the host is told that is no error of a
+       call (an autosave that failed: the program goes on) */
+    void (*warn)(void *userdata, const char *text);
+    void *warn_userdata;
     /* brings a checkpoint's fields back from a spill file (vm/spill.c,
        vm/contseg.h: vl_seg_present) */
     void (*ckpt_back)(VladState *S, struct Checkpoint *k);

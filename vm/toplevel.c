@@ -40,6 +40,7 @@
 #include "vm/prims.h"
 #include "vm/print.h"
 #include "vm/ckptload.h"
+#include "vm/savefile.h"
 #include "vm/spill.h"
 #include "vm/unit.h"
 #include "vm/vm.h"
@@ -283,6 +284,7 @@ static Value run_apply(VladState *S, Value fn, Value arg, int counted,
         S->steps--;
     if (S->step_limit > 0 && limited)
         vl_delim_push_limit(S, start + S->step_limit, SIZE_MAX);
+    S->poll_due = S->steps + VL_POLL_QUANTUM;
     S->fuel_anchor = vl_delim_anchor(S, S->steps);
     double t0 = now_seconds();
     Value v = vl_vm_apply(S, fn, arg);
@@ -513,6 +515,8 @@ static void destroy(VladState *S)
 {
     vl_cpj_reset(S);
     vl_spill_close(S);
+    if (S->autosave_file != NULL)           /* its lock (vm/autosave.h) */
+        (void)vl_save_close(S->autosave_file, 0);
     vl_state_flush(S);
     vl_stdin_close(S);
     vl_gc_free(S);
@@ -673,18 +677,19 @@ static void saved_job(VladState *S, void *ud)
     CkptAccept accept = {accept_saved, job, NULL};
     Value u = vl_ckpt_load(S, (const unsigned char *)data, len, job->path,
                            &prog, &accept);
-    if (prog.present)
+    if (prog.present) {
         S->out_total = prog.output_bytes;
-    Value v = run_apply(S, S->resume_value, u, 1, 1);
-    job->out = v;
-    if (!prog.present)
+        /* the input consumed counts on from the saved run's (the host
+           gave the input from there: vlad_saved_autosave) */
+        S->in_read = prog.input_bytes + (S->in_len - S->in_pos);
+    }
+    if (!prog.present) {
+        job->out = run_apply(S, S->resume_value, u, 1, 1);
         return;
-    /* the running form is finished: as run_form ends it, then the rest
-       of each text being run, the innermost first */
-    SrcPos pos = {prog.levels[prog.nlevels - 1].name, prog.line, prog.col};
-    if (!prog.define && S->config.echo_results && !IS_VOID(v))
-        vl_print_write(S, v, &pos);
-    vl_state_flush(S);
+    }
+    /* the texts being run, read again, each past the forms run: set
+       while the running form is finished too, so that an autosave then
+       saves it (with the same texts and places) */
     RunStack rs = {NULL, 0, 0};
     for (size_t k = 0; k < prog.nlevels; k++) {
         Datum *forms = job->forms[k];
@@ -693,6 +698,17 @@ static void saved_job(VladState *S, void *ud)
             forms = forms->u.pair.cdr;
         push_text(&rs, job->texts[k], forms, prog.levels[k].next);
     }
+    SrcPos pos = {prog.levels[prog.nlevels - 1].name, prog.line, prog.col};
+    S->run_define = prog.define;
+    S->run_pos = pos;
+    S->run_stack = &rs;
+    Value v = run_apply(S, S->resume_value, u, 1, 1);
+    S->run_stack = NULL;
+    /* the running form is finished: as run_form ends it, then the rest
+       of each text being run, the innermost first */
+    if (!prog.define && S->config.echo_results && !IS_VOID(v))
+        vl_print_write(S, v, &pos);
+    vl_state_flush(S);
     if (!prog.define)
         rs.run[rs.n - 1].ctx.last = v;
     run_stack(S, &rs);

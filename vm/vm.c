@@ -915,8 +915,11 @@ enter:
             fired = vl_delim_fired(S, now);
         while (fired != NULL && vl_delim_defer(S, fired));
         if (fired == NULL) {
+            /* the regular poll (with fired limits only, it waits for
+               the next step where none fires: vl_delim_anchor) */
             if (S->autosave_hook != NULL)       /* vm/autosave.h */
                 S->autosave_hook(S, fb, nargs, now);
+            S->poll_due = now + VL_POLL_QUANTUM;
             S->fuel_anchor = vl_delim_anchor(S, now);
             fuel = S->fuel_anchor - now;
             if (S->config.progress != NULL)

@@ -52,7 +52,8 @@ static void (*const fns[])(void) = {
     (void (*)(void))vlad_checkpoint_load,
     (void (*)(void))vlad_checkpoint_load_buffer,
     (void (*)(void))vlad_set_autosave, (void (*)(void))vlad_saved_info,
-    (void (*)(void))vlad_run_saved,
+    (void (*)(void))vlad_run_saved, (void (*)(void))vlad_stop_autosave,
+    (void (*)(void))vlad_set_warning, (void (*)(void))vlad_saved_autosave,
     (void (*)(void))vlad_globals, (void (*)(void))vlad_get_global,
     (void (*)(void))vlad_set_global, (void (*)(void))vlad_set_heap_limit,
     (void (*)(void))vlad_set_step_limit, (void (*)(void))vlad_set_checkpoint,
@@ -84,7 +85,7 @@ int main(void)
     VladRef *r = 0;
     VladHostFn fn = 0;
     (void)c; (void)s; (void)p; (void)e; (void)st; (void)r; (void)fn;
-    return (int)(sizeof fns / sizeof fns[0]) == 45 ? 0 : 1;
+    return (int)(sizeof fns / sizeof fns[0]) == 48 ? 0 : 1;
 }
 EOC
 check "C99 -pedantic" "$cc" -std=c99 -pedantic -Wall -Wextra -Werror \

@@ -42,6 +42,11 @@ VLAD_GOLDEN_TESTS += \
 	%reldir%/ckpt-resume-number.vlad \
 	%reldir%/ckpt-resume-procedure.vlad \
 	%reldir%/ckpt-two-arguments.vlad \
+	%reldir%/cli-autosave-directory.vlad \
+	%reldir%/cli-autosave-missing-dir.vlad \
+	%reldir%/cli-autosave-not-save.vlad \
+	%reldir%/cli-autosave-program.vlad \
+	%reldir%/cli-autosave-stdin.vlad \
 	%reldir%/cli-directory-as-file.vlad \
 	%reldir%/cli-e-missing.vlad \
 	%reldir%/cli-e-runtime-error.vlad \

@@ -25,8 +25,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.environ.get("srcdir", "."), "tests",
-                                "repl"))
-import vlpty                                        # noqa: E402
+                                "persist"))
+from persistlib import env, kill_after_save, vlpty     # noqa: E402
 
 PROGRAM = """\
 (define (g x) (let loop ((i 0) (a x))
@@ -44,35 +44,12 @@ PROGRAM = """\
 """
 
 
-def env():
-    e = dict(os.environ)
-    e.update(vlpty.VLAD_ENV)
-    e.pop("VLAD_CHECKPOINT", None)
-    return e
-
-
 def start(args, out, mode):
     f = open(out, mode)
     p = subprocess.Popen([vlpty.VLAD] + args, stdout=f,
                          stderr=subprocess.PIPE, env=env())
     f.close()
     return p
-
-
-def kill_later(p, saved, delay):
-    """Kill p (SIGKILL) 'delay' seconds after file 'saved' appears;
-    returns p's exit status (0 when it ended first)."""
-    deadline = time.monotonic() + 60 * vlpty.SCALE
-    while not os.path.exists(saved) and p.poll() is None:
-        if time.monotonic() > deadline:
-            p.kill()
-            raise SystemExit("FAIL: no autosave file after 60 s")
-        time.sleep(0.005)
-    time.sleep(delay)
-    if p.poll() is None:
-        p.kill()
-    p.wait()
-    return p.returncode
 
 
 def main():
@@ -101,7 +78,7 @@ def main():
                 os.unlink(f)
         p = start(["--autosave", saved + ",every=0.02", prog], out, "wb")
         moment = rng.uniform(0.0, 0.9 * whole)
-        status = kill_later(p, saved, moment)
+        status = 1 if kill_after_save(p, saved, moment) else 0
         what = "killed %.2f s after its first save" % moment
         if status == 0:
             what = "ended before the kill"
@@ -142,7 +119,7 @@ def main():
             print("ok: trial %d (%s)" % (trial, what))
     # a pipe: the resumed output is the rest from the last save
     p = start(["--autosave", saved + ",every=0.02", prog], out, "wb")
-    kill_later(p, saved, 0.3 * whole)
+    kill_after_save(p, saved, 0.3 * whole)
     r = subprocess.run([vlpty.VLAD, "--resume", saved],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        env=env())
