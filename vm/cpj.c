@@ -249,6 +249,7 @@ static const Value *run_value(VladState *S)
     return &hb[AS_CLOSURE(hb[-1])->proto->ctlreg + 2];
 }
 
+
 int vl_cpj_counts_all(Value st)
 {
     for (int k = 0; k < 4 && IS_PAIR(st); k++)

@@ -1065,13 +1065,15 @@ void vl_vm_init(VladState *S)
         I(GETFREE, 1, 0, 0), I(GETFREE, 2, 1, 0), {OP_SEG_BEGIN, 2, 3, 0, 1},
         I(GETFREE, 6, 3, 0), I(MOVE, 7, 0, 0), I(GETFREE, 8, 2, 0),
         I(CALL, 5, 2, 0), {OP_SEG_END, 3, 5, 3, 0}, I(RETURN, 5, 0, 0)};
-    /* (%cpj-hide f x): R0 f, R1 x, R2 origin, R3 counted + 1, R4 the
-       run's strategy (vm/cpj.c), R5 1 when it hides steps (not
-       steps=all), R6.. call (checkpoint-*j: f is its driver, x its
-       arguments) */
+    /* (%cpj-hide f x ybar): checkpoint-*j's run.  R0 f, R1 x, R2 ybar,
+       R3 origin, R4 counted + 1, R5 the run's strategy (vm/cpj.c), R6 1
+       when it hides steps (not steps=all), R7.. the call of the driver,
+       %cpj-run (K0, its global cell: no program's value ever holds it),
+       on (f x ybar) */
     static const Instr hide[] = {
-        I(HIDE_BEGIN, 2, 0, 0), I(MOVE, 7, 0, 0), I(MOVE, 8, 1, 0),
-        I(CALL, 6, 1, 0), I(HIDE_END, 6, 2, 0), I(RETURN, 6, 0, 0)};
+        I(HIDE_BEGIN, 3, 0, 0), I(GETGLOBAL, 8, 0, 0), I(CONS, 9, 1, 2),
+        I(CONS, 9, 0, 9), I(CALL, 7, 1, 0), I(HIDE_END, 7, 3, 0),
+        I(RETURN, 7, 0, 0)};
     static const Instr advance[] = {
         {OP_CKPT_BEGIN, 1, 3, 1, 0}, I(MOVE, 2, 0, 0), I(MOVE, 2, 0, 0),
         I(RESUME, 4, 0, 0), I(CKPT_END, 4, 3, 0), I(RETURN, 4, 0, 0)};
@@ -1114,9 +1116,15 @@ void vl_vm_init(VladState *S)
     S->control[CTL_ADVANCE] = vl_compile_assemble(
         S, "checkpoint-*j", PK_CHECKPOINT, 2, 7, advance, 6);
     S->control[CTL_ADVANCE]->ctlreg = 3;
-    S->control[CTL_HIDE] = vl_compile_assemble(S, "checkpoint-*j", PK_HIDE,
-                                               2, 9, hide, 6);
-    S->control[CTL_HIDE]->ctlreg = 2;
+    Proto *h = vl_compile_assemble(S, "checkpoint-*j", PK_HIDE, 3, 10, hide,
+                                   7);
+    h->ctlreg = 3;
+    h->consts = vl_gc_alloc(sizeof *h->consts);
+    h->consts[0] = vl_obj(VT_RAW, vl_state_prelude_cell(
+                                      S, vl_symbol_intern_c(S->syms,
+                                                            "%cpj-run")));
+    h->nconsts = 1;
+    S->control[CTL_HIDE] = h;
     /* an underflow frame: R0 its frame sequence, R1 a count, R2.. the
        call block of the frame above, which returns into UNDERFLOW */
     static const Instr underflow[] = {I(CALL, 2, 1, 0), I(UNDERFLOW, 2, 0, 0)};

@@ -211,7 +211,9 @@ def refused_change_nothing():
     leave(v)
     # --resume: a program text that does not read is refused before the
     # checkpoint runs (it printed 5, then the syntax error)
-    payload = (bytes([R_INFO, 0]) + string(b"") + PLANT + WRITE_FIVE
+    # R_INFO: output bytes, input bytes, the interval, the note
+    payload = (bytes([R_INFO, 0, 0]) + struct.pack("<d", 0.0) + string(b"")
+               + PLANT + WRITE_FIVE
                + bytes([R_PROGRAM, 0, 1, 1, 1]) + string(b"p.vlad")
                + string(b"(define (f x) x") + bytes([1])
                + bytes([R_END, VT_CKPT, 2]))
