@@ -250,14 +250,6 @@ static const Value *run_value(VladState *S)
 }
 
 
-int vl_cpj_counts_all(Value st)
-{
-    for (int k = 0; k < 4 && IS_PAIR(st); k++)
-        st = AS_PAIR(st)->cdr;
-    return IS_PAIR(st) && IS_REAL(AS_PAIR(st)->car)
-           && vl_value_primal(AS_PAIR(st)->car) == 1;
-}
-
 Value vl_cpj_start_strategy(VladState *S)
 {
     const Value *outer = run_value(S);
@@ -311,6 +303,12 @@ static int parse_strategy_value(Value v, CpjStrategy *out)
         return 0;
     *out = s;
     return 1;
+}
+
+int vl_cpj_counts_all(Value st)
+{
+    CpjStrategy s;
+    return parse_strategy_value(st, &s) && s.all_steps;
 }
 
 const CpjStrategy *vl_cpj_run_strategy(VladState *S)

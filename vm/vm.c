@@ -120,19 +120,29 @@ static void adapt_args(VladState *S, Value fn, Value *args, int nargs,
    'base', with positions from 'anchor' at step 'now': the clock moves to
    the origin's scale (returned; *anchor becomes the origin) and the
    barrier comes down, so the steps count and the limits below fire. */
+/* The registers from ctlreg of the %cpj-hide frame holding the segment
+   frame at 'base', and its entry in '*h'; NULL when none hides steps. */
+static Value *hiding_frame(VladState *S, const Value *base, Limit **h)
+{
+    *h = vl_delim_barrier_below(S, (size_t)(base - S->stack));
+    if (*h == NULL || !(*h)->hides)
+        return NULL;
+    Value *hb = S->stack + (*h)->frame;
+    return hb + AS_CLOSURE(hb[-1])->proto->ctlreg;
+}
+
 static int64_t count_first_run(VladState *S, const Value *base,
                                int64_t *anchor, int64_t now)
 {
-    Limit *h = vl_delim_barrier_below(S, (size_t)(base - S->stack));
-    if (h == NULL || !h->hides)
+    Limit *h;
+    Value *reg = hiding_frame(S, base, &h);
+    if (reg == NULL)
         return now;
-    Value *hb = S->stack + h->frame;
-    int reg = AS_CLOSURE(hb[-1])->proto->ctlreg;
-    int64_t origin = hb[reg].as.i;
+    int64_t origin = reg[0].as.i;
     vl_delim_rewind(S, *anchor - origin);
     now += origin - *anchor;
     *anchor = origin;
-    hb[reg + 1] = vl_raw(0);
+    reg[1] = vl_raw(0);
     vl_delim_set_barrier(S, h, 0);
     return now;
 }
@@ -141,11 +151,11 @@ static int64_t count_first_run(VladState *S, const Value *base,
    the barrier goes up again. */
 static void stop_counting(VladState *S, const Value *base, int64_t counted)
 {
-    Limit *h = vl_delim_barrier_below(S, (size_t)(base - S->stack));
-    if (h == NULL || !h->hides)
+    Limit *h;
+    Value *reg = hiding_frame(S, base, &h);
+    if (reg == NULL)
         return;
-    Value *hb = S->stack + h->frame;
-    hb[AS_CLOSURE(hb[-1])->proto->ctlreg + 1] = vl_raw(counted + 1);
+    reg[1] = vl_raw(counted + 1);
     vl_delim_set_barrier(S, h, 1);
 }
 
