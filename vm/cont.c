@@ -15,7 +15,6 @@
 #include "vm/cont.h"
 
 #include <string.h>
-#include "vm/ad.h"
 #include "vm/compile.h"
 #include "vm/delim.h"
 #include "vm/except.h"
@@ -413,7 +412,6 @@ Value *vl_cont_reinstall(VladState *S, const Checkpoint *k, Value **base,
                          const Instr *ret_ip, int dest, int64_t now)
 {
     vl_seg_present(S, k);                   /* (spill=DIR) */
-    k = vl_ad_fresh_tags(S, k, -1);          /* finding W1 */
     size_t boff = (size_t)(*base - S->stack);
     size_t at = boff + (size_t)dest + 2;
     vl_cont_reserve(S, at, 3 + SLACK);

@@ -74,7 +74,10 @@ VL_INTERNAL Checkpoint *vl_cont_snapshot(VladState *S, size_t delim,
    hold -- may not be on the stack yet); returns the call block of the pending
    application (header, callee, argument), ready to be entered with one
    argument.  Re-establishes the state of delimiters inside (limits, AD
-   and checkpoint-*j entries).  May grow the stack: '*base' is updated. */
+   and checkpoint-*j entries).  May grow the stack: '*base' is updated.
+   The AD tags of 'k' must already be fresh: the caller (RESUME, vm/vm.c)
+   passes it through vl_ad_fresh_tags first, which keeps this layer below
+   AD. */
 VL_INTERNAL Value *vl_cont_reinstall(VladState *S, const Checkpoint *k,
                                      Value **base, const Instr *ret_ip,
                                      int dest, int64_t now);

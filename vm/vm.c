@@ -668,12 +668,13 @@ next:
             vl_except_runtime(S, VLAD_ERR_RUNTIME,
                               "resume: expected a checkpoint, got %s",
                               vl_print_to_string(S, u, 100));
-        Checkpoint *k = AS_CKPT(u);
+        const Checkpoint *k = AS_CKPT(u);
         if (k->finished) {
             R(i->a) = k->result;
             VM_NEXT();
         }
         int64_t now = S->fuel_anchor - fuel;
+        k = vl_ad_fresh_tags(S, k, -1);          /* finding W1 */
         fb = vl_cont_reinstall(S, k, &base, ip, i->a, now);
         S->fuel_anchor = vl_delim_anchor(S, now);
         fuel = S->fuel_anchor - now;
