@@ -2,7 +2,7 @@
  * parser/ast.h -- the core language produced by the expander
  *
  * The expander (parser/expand.c) rewrites every derived form of the
- * surface language into this small core; the compiler (vm/compile.c)
+ * surface language into this small core; the compiler (vm/core/compile.c)
  * consumes it.  Variables are still symbols here: lexical resolution,
  * free-variable sets and register allocation are the compiler's job.
  *

@@ -17,7 +17,7 @@
 #define VL_CNUM_H
 
 #include <stddef.h>
-#include "vm/gc.h"
+#include "vm/core/gc.h"
 
 /* snprintf in the C locale. */
 VL_INTERNAL int vl_cnum_snprintf(char *buf, size_t size, const char *fmt,

@@ -16,7 +16,7 @@
 
 /* The running thread's stack bounds, found once per thread: a fact about
    the thread, not state of an interpreter (initial-exec: a plain offset
-   from the thread pointer, as in vm/gc.c). */
+   from the thread pointer, as in vm/core/gc.c). */
 #if defined(__GNUC__)
 #define VL_TLS _Thread_local __attribute__((tls_model("initial-exec")))
 #else

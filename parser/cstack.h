@@ -22,7 +22,7 @@
  * downwards (true of every platform vlad builds on).
  *
  * vl_cstack_short tells how little stack is left below a call: an
- * evaluation (vm/toplevel.c run_protected) is refused with an error below
+ * evaluation (vm/exec/toplevel.c run_protected) is refused with an error below
  * VL_CSTACK_MIN bytes, and any other API call that touches the heap
  * (vl_gc_thread_attach) below VL_CSTACK_RESERVE -- the collector alone
  * could not run there -- instead of crashing.
@@ -32,7 +32,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "vm/gc.h"
+#include "vm/core/gc.h"
 
 typedef struct VlCStack {
     uintptr_t limit;      /* frames below this address: too deep */

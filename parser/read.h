@@ -48,7 +48,7 @@ VL_INTERNAL VlReadStatus vl_read_string(VlSymtab *syms, const char *src,
 /* The same, looking at '*stop' at every token (an interrupt flag, set
    from a signal handler or another thread): VL_READ_STOPPED, '*out' and
    '*diags' NULL, once it is set.  (A text of a checkpoint file is read so,
-   vm/unit.c: a load answers an interrupt however long the text.) */
+   vm/core/unit.c: a load answers an interrupt however long the text.) */
 VL_INTERNAL VlReadStatus vl_read_string_stop(VlSymtab *syms, const char *src,
                                              size_t len, const char *file,
                                              const volatile sig_atomic_t *stop,

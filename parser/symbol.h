@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "vm/gc.h"
+#include "vm/core/gc.h"
 
 typedef struct Symbol {
     const char *name;     /* NUL-terminated spelling, GC memory */

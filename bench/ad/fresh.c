@@ -5,7 +5,7 @@
  *   fresh BYTES      prints fresh_cpu=SECONDS
  *
  * Maps BYTES of anonymous memory, has the kernel populate it for writing
- * as vlad does for its tape chunks (MADV_POPULATE_WRITE, vm/gc.c), writes
+ * as vlad does for its tape chunks (MADV_POPULATE_WRITE, vm/core/gc.c), writes
  * every byte once, and prints the CPU time (user + system) of the three.
  * A *j whose tape takes BYTES of memory the process never had must do at
  * least that besides the primal computation.

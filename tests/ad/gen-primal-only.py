@@ -7,7 +7,7 @@ usage: python3 gen-primal-only.py [OUTDIR]   (default: this script's directory)
 Writes primal-only-random-1.vlad and primal-only-random-2.vlad (and their
 .out): random procedures of one real whose intermediate values are compared,
 let-bound, passed through calls, captured by closures, returned, and held
-while steps run.  The compiler's primal-only analysis (vm/compile.c,
+while steps run.  The compiler's primal-only analysis (vm/core/compile.c,
 compute_liveness) lets an arithmetic operation whose result is only ever
 compared, with no step while it is live, skip its dual and its tape node.
 Each procedure comes in two versions: as generated, and "kept", where every

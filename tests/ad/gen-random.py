@@ -805,7 +805,7 @@ def try_function(rng, name, mode):
         target = name
         if mode == "ckpt-nested":
             # d/dt f(t x) at t = 1 by an inner j* or *j, so that the
-            # checkpoints of the identities fall inside it (vm/ad.c,
+            # checkpoints of the identities fall inside it (vm/ad/ad.c,
             # through_tape and suspended duals)
             op = rng.choice(["*j", "j*"])
             target = name + "n"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/ad/tape-nodes.sh -- how many tape nodes *j records: only the
-# operations whose derivatives can be seen (vm/compile.c's primal-only
+# operations whose derivatives can be seen (vm/core/compile.c's primal-only
 # analysis, doc/internals.md "Primal-only results").
 #
 # `vlad --stats` prints "ad tape nodes: N" (deterministic).  Newton's

@@ -2,7 +2,7 @@
  * tests/api/forge.h -- writing checkpoint files by hand, for the tests
  * of the loader (tests/api/test-api-forged.c, tests/unit/test-ckpt-load.c)
  *
- * A Buf collects a payload: records (vm/ckptfile.h), each a kind byte and
+ * A Buf collects a payload: records (vm/persist/ckptfile.h), each a kind byte and
  * fields in LEB128 (b_u; signed ones zigzagged, b_i), reals (b_real) and
  * strings (b_str); forge_frame puts a header (a legitimate file's first
  * 32 bytes: this build's) and a recomputed CRC-32 around it.  The
@@ -40,7 +40,7 @@ static void b_real(Buf *b, double x) { b_put(b, &x, 8); }
 static void b_strn(Buf *b, const char *s, size_t n) { b_u(b, n); b_put(b, s, n); }
 static void b_str(Buf *b, const char *s) { b_strn(b, s, strlen(s)); }
 
-/* record kinds / value tags (vm/ckptfile.h, vm/value.h; a unit test that
+/* record kinds / value tags (vm/persist/ckptfile.h, vm/core/value.h; a unit test that
    includes those first sees theirs) */
 #ifndef VL_CKPTFILE_H
 enum { R_END, R_UNIT, R_PAIR, R_CLOSURE, R_FILL, R_DUAL, R_CHUNK, R_LOG,

@@ -17,7 +17,7 @@
  * (size_t)-1, is an input error of read-real (VLAD_ERR_IO), nothing past
  * the buffer is read, and the next read works.
  *
- * The forged values assume the layout of vm/value.h on a little-endian
+ * The forged values assume the layout of vm/core/value.h on a little-endian
  * machine (the tag in the low 32 bits of the first word): the test
  * plays an attacker who knows it.
  */

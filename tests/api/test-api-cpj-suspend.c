@@ -3,7 +3,7 @@
  * reversal finishes as it would have, whatever happens meanwhile
  * (issue 31: W4, W5)
  *
- * checkpoint-*j's steps beyond its first run are not counted (vm/vm.c,
+ * checkpoint-*j's steps beyond its first run are not counted (vm/exec/vm.c,
  * %cpj-hide), so no step limit suspends it in its reversal: an interrupt
  * does.  Under each of five strategies, a host interrupts
  * (checkpoint-*j h 0.4 1) from the progress callback at the 1st, 3rd and

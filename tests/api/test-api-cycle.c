@@ -242,7 +242,7 @@ int main(int argc, char **argv)
 
     /* a registration is garbage-collected memory: one replaced by
        registering the name again is collected, and so are a closed
-       state's (vm/apihost.c) */
+       state's (vm/api/apihost.c) */
     if (cycles >= 100) {
         VladState *S = vlad_open(NULL);
         VladStats s0, s1;

@@ -661,7 +661,7 @@ static void test_effects(VladState *S)
 
     /* the same function registered without the flag runs under
        checkpoint-*j too: the loop counter i is a constant of walk-pure
-       (not marked active, vm/value.h), so the base cases do not
+       (not marked active, vm/core/value.h), so the base cases do not
        differentiate it, as *j does not; being pure, it is called again by
        every re-execution (and being a random generator, gives other
        numbers each time: only that it runs is checked here) */

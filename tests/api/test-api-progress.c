@@ -8,7 +8,7 @@
  * 'done' growing to total); a nested checkpoint-*j reports nothing of its
  * own; code without checkpoint-*j reports nothing.
  *
- * Under a budget the first run goes in chunks (vm/cpjfirst.c) whose ends
+ * Under a budget the first run goes in chunks (vm/cpj/cpjfirst.c) whose ends
  * report progress from inside the driver's primitive: a host that calls
  * vlad_interrupt from the callback at the 1st, 7th, 40th, 90th report
  * (in the first chunks, after the kept states have been thinned, in the

@@ -7,7 +7,7 @@
  * evaluations on one state: shallow code, code that conses enough for the
  * collector to run on the thread, a run-time error with a backtrace, code
  * nested 10^5 deep (the expander's and compiler's guard), derivatives
- * nested 2,000 deep through j* and *j (the guard of vm/ad.c), a call of
+ * nested 2,000 deep through j* and *j (the guard of vm/ad/ad.c), a call of
  * a procedure and values built and printed from the thread.  Whatever
  * the size, nothing may crash: each call gives its right result, the
  * guard's error, or the refusal of a stack below the documented minimum

@@ -300,7 +300,7 @@ static void bad_dir(void)
 
 /* ===== issue 31: failed runs, suspended ones, damaged files ===== */
 
-/* VL_SPILL_FILES (vm/spill.h): the most spill files a state keeps open */
+/* VL_SPILL_FILES (vm/persist/spill.h): the most spill files a state keeps open */
 enum { MAX_FILES = 4 };
 
 /* The spill files open in this process: in directory d (all when NULL);

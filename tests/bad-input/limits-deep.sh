@@ -2,7 +2,7 @@
 # tests/bad-input/limits-deep.sh -- nesting a million levels deep beyond
 # the reader: in expressions (the expander and compiler), in quoted data,
 # in data given to j*, *j and checkpoint-*j (the walker), and in nested
-# derivatives (the arithmetic of vm/ad.c).  Each case
+# derivatives (the arithmetic of vm/ad/ad.c).  Each case
 # must either work (status 0 and the right output) or fail cleanly
 # (status 1 and a first line FILE:LINE:COL: error: ...); never end in a
 # signal.  Prints "N passed, N failed".
@@ -109,7 +109,7 @@ run_case ad-nested 9
 
 # A checkpoint holding 10^5 nested suspended j* (or *j): its reals carry
 # 10^5 nested perturbations, through which the walks of an enclosing j*
-# (vm/ad.c through_dual, through_tape) and the fresh tags given on resume
+# (vm/ad/ad.c through_dual, through_tape) and the fresh tags given on resume
 # (relabel_real) recursed once per level: SIGSEGV.  The C stack guard
 # stops them cleanly; 1,000 levels work.
 deep_ckpt='(define (deep n x) (if (= n 0) (* x 1) (car (OP (lambda (y) (deep (- n 1) y)) x 1))))

@@ -84,7 +84,7 @@ BINOMIAL = ["binomial,slots=%d,base=%d" % (s, b)
             for s in (2, 3, 5, 10) for b in (1, 4, 25)]
 # Budgets (the planner chooses slots, and base where none is given).
 # the most states a first run in chunks keeps, and its first spacing:
-# runs of at most that many steps are one chunk (vm/cpjfirst.c)
+# runs of at most that many steps are one chunk (vm/cpj/cpjfirst.c)
 KEEP_MAX = 64
 FIRST_SPACING = 1024
 BUDGETS = ["binomial,budget=5k", "binomial,budget=8k",
@@ -376,7 +376,7 @@ def check_counts(spec, n_printed, st):
             if st["peak"] > bound:
                 fails.append("peak live checkpoints = %d > %d" % (st["peak"], bound))
         else:
-            # segments from states the first run kept (vm/cpjfirst.c):
+            # segments from states the first run kept (vm/cpj/cpjfirst.c):
             # exactly as predicted, never more than counting first
             expect("predicted re-executed steps", st.get("predicted", -1),
                    st["reexec"])

@@ -9,10 +9,10 @@
 #     (bench/ only where the benchmarks are: make dist leaves them out);
 #   - every C identifier it writes in backticks that names vlad's own
 #     functions or macros (vl_*, VL_*, VLM_*) occurs in the sources;
-#   - the walk-throughs' tables (vm/math1.h, vm/math2.h) have the rows
+#   - the walk-throughs' tables (vm/core/math1.h, vm/core/math2.h) have the rows
 #     they name;
 #   - section 19's table of checkpoint-*j's private interface lists
-#     exactly the private names vm/cpj.c, vm/cpjfirst.c and vm/vm.c bind, and the
+#     exactly the private names vm/cpj/cpj.c, vm/cpj/cpjfirst.c and vm/exec/vm.c bind, and the
 #     prelude's driver uses each.
 # Prints "N passed, N failed".
 
@@ -44,7 +44,7 @@ done
 names=$(grep -o '`[^`]*`' "$doc" | tr -d '`' \
     | grep -o -E '\<(vl|VL|VLM)_[A-Za-z0-9_]+' | sort -u)
 test -n "$names" || bad "no identifiers found in $doc"
-srcs=$(ls "$srcdir"/vm/*.[ch] "$srcdir"/parser/*.[ch] "$srcdir"/parser/*.[ly] \
+srcs=$(ls "$srcdir"/vm/*/*.[ch] "$srcdir"/parser/*.[ch] "$srcdir"/parser/*.[ly] \
           "$srcdir"/cli/*.[ch] "$srcdir"/include/*.h 2>/dev/null)
 for n in $names; do
     if grep -q -w "$n" $srcs; then ok; else bad "$n (doc/internals.md) is in no source file"; fi
@@ -52,19 +52,19 @@ done
 
 # the walk-throughs' tables
 for row in SQRT SIN TANH LOG1P; do
-    if grep -q "ROW($row, " "$srcdir/vm/math1.h"; then ok; else bad "vm/math1.h has no row $row"; fi
+    if grep -q "ROW($row, " "$srcdir/vm/core/math1.h"; then ok; else bad "vm/core/math1.h has no row $row"; fi
 done
 for row in ADD SUB ATAN EXPT; do
-    if grep -q "ROW($row, " "$srcdir/vm/math2.h"; then ok; else bad "vm/math2.h has no row $row"; fi
+    if grep -q "ROW($row, " "$srcdir/vm/core/math2.h"; then ok; else bad "vm/core/math2.h has no row $row"; fi
 done
 
 # checkpoint-*j's private interface (section 19)
-bound=$( (grep -ho '{"%[^"]*"' "$srcdir/vm/cpj.c" "$srcdir/vm/cpjfirst.c" | tr -d '{"';
-          grep -o 'bind_control(S, "%[^"]*"' "$srcdir/vm/vm.c" \
+bound=$( (grep -ho '{"%[^"]*"' "$srcdir/vm/cpj/cpj.c" "$srcdir/vm/cpj/cpjfirst.c" | tr -d '{"';
+          grep -o 'bind_control(S, "%[^"]*"' "$srcdir/vm/exec/vm.c" \
               | sed 's/.*"\(%[^"]*\)"/\1/') | sort -u)
 documented=$(sed -n '/^## 19\./,$p' "$doc" | grep -o '^| `%[^`]*`' \
     | sed 's/^| `//; s/`$//' | sort -u)
-test -n "$bound" || bad "no private names found in vm/cpj.c and vm/vm.c"
+test -n "$bound" || bad "no private names found in vm/cpj/cpj.c and vm/exec/vm.c"
 if test "$bound" = "$documented"; then ok; else
     bad "section 19 lists: $(echo $documented); vm/ binds: $(echo $bound)"
 fi

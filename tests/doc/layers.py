@@ -43,7 +43,10 @@ def strip(text):
     return re.sub(r'"(\\.|[^"\\\n])*"', '""', text)
 
 
-files = sorted(f for f in os.listdir(vm) if re.fullmatch(r'\w+\.[ch]', f))
+files = sorted(d + '/' + f for d in os.listdir(vm)
+               if os.path.isdir(os.path.join(vm, d))
+               for f in os.listdir(os.path.join(vm, d))
+               if re.fullmatch(r'\w+\.[ch]', f))
 src = {f: open(os.path.join(vm, f)).read() for f in files}
 code = {f: strip(src[f]) for f in files}
 module = {f: f[:-2] for f in files}
@@ -75,7 +78,7 @@ for f in files:
 deps = {m: {} for m in modules}
 for f in files:
     a = module[f]
-    for inc in re.findall(r'#include "vm/(\w+\.h)"', src[f]):
+    for inc in re.findall(r'#include "vm/(\w+/\w+\.h)"', src[f]):
         if inc not in module:
             bad('%s includes vm/%s, which does not exist' % (f, inc))
         elif module[inc] != a:

@@ -77,7 +77,7 @@ up_to_date() {
 }
 
 # headers: any change rebuilds everything (the library is small)
-headers=$(ls "$srcdir"/vm/*.h "$srcdir"/parser/*.h "$srcdir"/include/*.h \
+headers=$(ls "$srcdir"/vm/*/*.h "$srcdir"/parser/*.h "$srcdir"/include/*.h \
               "$builddir"/config.h 2>/dev/null)
 test -f "$builddir/parser/parser.h" && headers="$headers $builddir/parser/parser.h"
 test -f "$builddir/stdlib/prelude.inc" && headers="$headers $builddir/stdlib/prelude.inc"

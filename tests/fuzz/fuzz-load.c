@@ -3,7 +3,7 @@
  *
  * The input's first byte picks the mode:
  *   even: the rest is the PAYLOAD of a checkpoint file (its records,
- *         vm/ckptfile.h); the harness puts a valid header and checksum
+ *         vm/persist/ckptfile.h); the harness puts a valid header and checksum
  *         around it, so that the structure -- not the checksum -- is what
  *         the fuzzer works on;
  *   odd:  the rest is a whole file, checked as it is.
@@ -20,7 +20,7 @@
  */
 #include "config.h"
 #include "include/vlad.h"
-#include "vm/ckptfile.h"     /* vl_ckpt_crc32 (linked with the library's objects) */
+#include "vm/persist/ckptfile.h"     /* vl_ckpt_crc32 (linked with the library's objects) */
 
 #include <stdint.h>
 #include <stdio.h>

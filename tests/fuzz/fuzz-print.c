@@ -11,7 +11,7 @@
  * from k pairs), long lists and deep nesting (tens of thousands).  The
  * harness builds a shadow of the value and computes, level by level, the
  * exact length of its text and the number of pairs it prints (saturating),
- * as vm/print.c defines the printed form.  Then it prints the value:
+ * as vm/core/print.c defines the printed form.  Then it prints the value:
  *
  *   - vlad_to_string: exactly the text when it fits VL_PRINT_STRING_MAX
  *     (64 KiB in the fuzz build, -D in build.sh; 64 MiB normally), else
@@ -33,7 +33,7 @@
  */
 #include "config.h"
 #include "include/vlad.h"
-#include "vm/print.h"           /* VL_PRINT_STRING_MAX */
+#include "vm/core/print.h"           /* VL_PRINT_STRING_MAX */
 
 #include <math.h>
 #include <stdint.h>
@@ -47,7 +47,7 @@
 #define MAX_PAIRS 300000        /* pairs the machine may make */
 #define STACK 64
 #define SAT ((int64_t)1 << 60)  /* lengths and counts saturate here */
-#define POLL 1024               /* vm/print.c PRINT_POLL */
+#define POLL 1024               /* vm/core/print.c PRINT_POLL */
 #define KEEP ((size_t)4 << 20)  /* output bytes kept for comparison */
 
 static void fail(const char *what, const char *detail)

@@ -18,7 +18,7 @@
 #include "config.h"
 #include "parser/expand.h"
 #include "parser/read.h"
-#include "vm/gc.h"
+#include "vm/core/gc.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -171,7 +171,7 @@ def forged(header, payload):
     return body + struct.pack("<I", zlib.crc32(body) & 0xffffffff)
 
 
-# record kinds and value tags (vm/ckptfile.h, vm/value.h)
+# record kinds and value tags (vm/persist/ckptfile.h, vm/core/value.h)
 R_END, R_UNIT, R_CLOSURE, R_FILL, R_CKPT = 0, 1, 3, 4, 11
 R_GLOBAL, R_INFO, R_PROGRAM, R_TEXT = 12, 13, 14, 15
 VT_NUM, VT_CLOSURE, VT_PRIM, VT_CKPT, VT_STR = 3, 5, 6, 7, 12

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""tests/unit/gen-math-ref.py -- reference derivatives of vm/math1.h's and
-vm/math2.h's rows, by mpmath
+"""tests/unit/gen-math-ref.py -- reference derivatives of vm/core/math1.h's and
+vm/core/math2.h's rows, by mpmath
 
 usage: python3 gen-math-ref.py [SRCDIR]   (default: the tree this script is in)
 
@@ -45,7 +45,7 @@ def dd(x):
     return mpf(x)   # exact: mpf of a float is the float
 
 
-# (name, points, f', f'') for vm/math1.h
+# (name, points, f', f'') for vm/core/math1.h
 def unary():
     rows = []
     rows.append(("sqrt", [1e-300, 1e-100, 1e-10, 0.01, 0.5, 1, 2, 9, 1e10,
@@ -92,7 +92,7 @@ def unary():
     return rows
 
 
-# (name, points (a, b), gradient, Hessian (aa, ab, bb)) for vm/math2.h
+# (name, points (a, b), gradient, Hessian (aa, ab, bb)) for vm/core/math2.h
 def binary():
     rows = []
     grid = [(1, 2), (-0.5, 3), (0, 4), (7, -0.25)]
@@ -203,7 +203,7 @@ def main():
 
     c = []
     c.append("/*\n * tests/unit/math-ref.h -- reference derivatives of the "
-             "rows of vm/math1.h\n * and vm/math2.h, written by "
+             "rows of vm/core/math1.h\n * and vm/core/math2.h, written by "
              "tests/unit/gen-math-ref.py (mpmath, 200\n * bits, rounded "
              "once): do not edit, run the script.  Included by\n * "
              "tests/unit/test-math1.c and tests/unit/test-math2.c.\n */")
@@ -232,13 +232,13 @@ def main():
 
     v = []
     v.append(";;; tests/ad/math-tails-ref.vlad -- reference derivatives of "
-             "the rows of\n;;; vm/math1.h and vm/math2.h, written by "
+             "the rows of\n;;; vm/core/math1.h and vm/core/math2.h, written by "
              "tests/unit/gen-math-ref.py\n;;; (mpmath, 200 bits, rounded "
              "once to the nearest double): do not edit,\n;;; run the "
              "script.  Included by tests/ad/math-tails.vlad.\n;;;\n"
              ";;; ref-unary: (name procedure (x f' f'') ...) for each row of "
-             "vm/math1.h;\n;;; ref-binary: (name procedure ((a b) (da db) "
-             "(daa dab dbb)) ...)\n;;; for each row of vm/math2.h.")
+             "vm/core/math1.h;\n;;; ref-binary: (name procedure ((a b) (da db) "
+             "(daa dab dbb)) ...)\n;;; for each row of vm/core/math2.h.")
     v.append("(define ref-unary\n  (list")
     for name, pts in u_rows:
         v.append("   (list '%s %s" % (name, name))

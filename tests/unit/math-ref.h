@@ -1,6 +1,6 @@
 /*
- * tests/unit/math-ref.h -- reference derivatives of the rows of vm/math1.h
- * and vm/math2.h, written by tests/unit/gen-math-ref.py (mpmath, 200
+ * tests/unit/math-ref.h -- reference derivatives of the rows of vm/core/math1.h
+ * and vm/core/math2.h, written by tests/unit/gen-math-ref.py (mpmath, 200
  * bits, rounded once): do not edit, run the script.  Included by
  * tests/unit/test-math1.c and tests/unit/test-math2.c.
  */

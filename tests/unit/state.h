@@ -9,8 +9,8 @@
 #define VL_UNIT_STATE_H
 
 #include <string.h>
-#include "vm/state.h"
-#include "vm/toplevel.h"
+#include "vm/core/state.h"
+#include "vm/exec/toplevel.h"
 
 static VladState *open_state(void)
 {

@@ -2,7 +2,7 @@
  * tests/unit/test-ckpt-load.c -- a checkpoint file is loaded, or
  * refused, with work and memory in proportion to its size (issue 31:
  * H1, H2, R1 and the tag check), counted by the loader itself
- * (CkptLoadStats, vm/ckptload.h), never timed
+ * (CkptLoadStats, vm/persist/ckptload.h), never timed
  *
  * Each forged file is built at the size of the outside attack's
  * reproducer and at ten times it (the reproducers' ratio of work to
@@ -30,10 +30,10 @@
 #include <string.h>
 #include "tests/unit/check.h"
 #include "tests/unit/state.h"
-#include "vm/ckptload.h"
-#include "vm/ckptsave.h"
+#include "vm/persist/ckptload.h"
+#include "vm/persist/ckptsave.h"
 #include "parser/read.h"
-#include "vm/unit.h"
+#include "vm/core/unit.h"
 #include "tests/api/forge.h"
 
 /* ===== Loading, with the loader's counts ===== */
@@ -100,7 +100,7 @@ static CkptOut saved(VladState *S, const char *name)
     return s.file;
 }
 
-/* The hash a unit of form 'form' of 'text' has (vm/unit.h). */
+/* The hash a unit of form 'form' of 'text' has (vm/core/unit.h). */
 typedef struct Hash {
     const char *text;
     uint32_t form;

@@ -2,7 +2,7 @@
  * tests/unit/test-gc-managed.c -- a *j's tape and collection scheduling
  *
  * A *j's tape chunks are allocated with vl_gc_alloc_managed: while the
- * *j runs they do not count toward the next collection (vm/gc.c).  The
+ * *j runs they do not count toward the next collection (vm/core/gc.c).  The
  * count must come back when the *j ends.  Checked here: it is back where
  * it was after each kind of *j, repeated: freed with the tape when nothing
  * else can refer to it, handed to the collector when a checkpoint shares
@@ -14,7 +14,7 @@
 
 #include "tests/unit/check.h"
 #include "tests/unit/state.h"
-#include "vm/gc.h"
+#include "vm/core/gc.h"
 
 /* The unscheduled count after src is what it was before. */
 static void balanced(VladState *S, const char *src)

@@ -8,7 +8,7 @@
  * after (define x 0) a list of half the limit can be built, and after the
  * first one at least 3/4 of the heap is free.  (Later ones are not held
  * to that: the collector's own conservative roots may pin part of a
- * garbage list for a while, see vm/gc.c; since the collector runs with
+ * garbage list for a while, see vm/core/gc.c; since the collector runs with
  * thread support, the half-limit list of the third and fourth rounds may
  * not fit either: reported as PENDING.)  Also: a call that succeeds
  * leaves no value on the continuation stack, where it would keep, say, a
@@ -19,7 +19,7 @@
 #include <string.h>
 #include "tests/unit/check.h"
 #include "tests/unit/state.h"
-#include "vm/gc.h"
+#include "vm/core/gc.h"
 
 #define LIMIT ((size_t)24 << 20)
 
@@ -85,7 +85,7 @@ int main(void)
             CHECK(st == VLAD_OK);
         else if (st != VLAD_OK)
             /* PENDING (reported): since the collector runs with thread
-               support (vm/gc.c), a false reference may pin the garbage of
+               support (vm/core/gc.c), a false reference may pin the garbage of
                an earlier failed evaluation (here the third and fourth
                rounds); measured, not counted */
             printf("PENDING: round %d: a list of half the limit did not "

@@ -1,5 +1,5 @@
 /*
- * tests/unit/test-math1.c -- every row of vm/math1.h, the table of the
+ * tests/unit/test-math1.c -- every row of vm/core/math1.h, the table of the
  * differentiable unary functions, read by every reader of the table
  *
  * For each row and each of a set of points inside its domain:
@@ -32,7 +32,7 @@
 #include "tests/unit/check.h"
 #include "tests/unit/math-ref.h"
 #include "tests/unit/ulps.h"
-#include "vm/adfast.h"
+#include "vm/ad/adfast.h"
 
 /* the accuracy wanted of every row's derivative at the reference points:
    a few ulps (what libm's functions give, plus the roundings of the

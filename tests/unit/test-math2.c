@@ -1,5 +1,5 @@
 /*
- * tests/unit/test-math2.c -- every row of vm/math2.h, the table of the
+ * tests/unit/test-math2.c -- every row of vm/core/math2.h, the table of the
  * differentiable binary operations, read by every reader of the table
  *
  * For each row and each point of a grid inside its domain:
@@ -35,7 +35,7 @@
 #include "tests/unit/check.h"
 #include "tests/unit/math-ref.h"
 #include "tests/unit/ulps.h"
-#include "vm/adfast.h"
+#include "vm/ad/adfast.h"
 
 /* the accuracy wanted of every row's partials at the reference points */
 #define MAX_ULPS 4

@@ -14,7 +14,7 @@
 
 #include <string.h>
 #include "parser/symbol.h"
-#include "vm/gc.h"
+#include "vm/core/gc.h"
 #include "check.h"
 
 int main(void)

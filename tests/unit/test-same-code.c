@@ -1,5 +1,5 @@
 /*
- * tests/unit/test-same-code.c -- vl_proto_same_code (vm/object.h): which
+ * tests/unit/test-same-code.c -- vl_proto_same_code (vm/core/object.h): which
  * prototypes a zip of a value and its (co)tangent takes for the same code
  *
  * The same prototype; the prototypes of a form and of the same form
@@ -14,7 +14,7 @@
 
 #include "tests/unit/check.h"
 #include "tests/unit/state.h"
-#include "vm/object.h"
+#include "vm/core/object.h"
 
 static const Proto *proto_of(VladState *S, const char *name)
 {

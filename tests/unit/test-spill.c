@@ -1,5 +1,5 @@
 /*
- * tests/unit/test-spill.c -- the MAC of spill records (vm/spill.h)
+ * tests/unit/test-spill.c -- the MAC of spill records (vm/persist/spill.h)
  *
  * Each record of a spill file carries a SipHash-2-4 of its frame and
  * payload under the state's random key.  Checked here: vl_spill_mac is
@@ -12,7 +12,7 @@
 
 #include <string.h>
 #include "tests/unit/check.h"
-#include "vm/spill.h"
+#include "vm/persist/spill.h"
 
 int main(void)
 {

@@ -4,7 +4,7 @@
  * Number printing, equality, the calling convention, steps, checkpoint
  * capture (size = live state only, independent of steps already run),
  * multi-shot resume, the walker's sharing, and every derivative rule of
- * vm/ad.c against its closed form in both modes.
+ * vm/ad/ad.c against its closed form in both modes.
  */
 #include "config.h"
 
@@ -12,12 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tests/unit/check.h"
-#include "vm/ad.h"
-#include "vm/cont.h"
-#include "vm/print.h"
-#include "vm/state.h"
-#include "vm/toplevel.h"
-#include "vm/walk.h"
+#include "vm/ad/ad.h"
+#include "vm/core/cont.h"
+#include "vm/core/print.h"
+#include "vm/core/state.h"
+#include "vm/exec/toplevel.h"
+#include "vm/ad/walk.h"
 
 /* Output of the state, captured. */
 static char out[1 << 16];
@@ -178,7 +178,7 @@ static void test_checkpoint_size(VladState *S)
 }
 
 /* Chains of (checkpoint resume u 1) share their frames: level n's
-   checkpoint is one segment over level n-1's sequence (vm/cont.h), its
+   checkpoint is one segment over level n-1's sequence (vm/core/cont.h), its
    logical size grows by one resume frame a level; an interrupt in the
    middle of a chain over such a checkpoint captures the evaluation with
    the shared sequence, and resuming it finishes with the direct run's

@@ -1,0 +1,27 @@
+/*
+ * vm/ad/adsweep.h -- the reverse sweep of an all-compact tape with plain
+ * sensitivities
+ *
+ * Applies when every node of the tape is compact (TapeSlot partials are
+ * doubles) and every cotangent leaf is a plain real: sensitivities are
+ * then doubles, kept in per-chunk segments that are reused as the sweep
+ * goes (vm/ad/adsweep.c).  The tape is only read.
+ */
+#ifndef VL_ADSWEEP_H
+#define VL_ADSWEEP_H
+
+#include "vm/ad/tape.h"
+
+typedef struct VlSweep VlSweep;
+
+/* The sweep of the all-compact tape (chunk, n). */
+VL_INTERNAL VlSweep *vl_sweep_begin(const TapeChunk *chunk, uint32_t n);
+/* The sensitivity of node i (a node of the tape), zero until seeded or
+   swept into; after vl_sweep_run, that of a leaf (a node with no
+   parent). */
+VL_INTERNAL double *vl_sweep_sens(VlSweep *sw, uint32_t i);
+/* Propagate every node's sensitivity to its parents, last node first. */
+VL_INTERNAL void vl_sweep_run(VlSweep *sw);
+VL_INTERNAL void vl_sweep_end(VlSweep *sw);
+
+#endif

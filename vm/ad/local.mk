@@ -1,0 +1,12 @@
+## vm/ad/local.mk -- automatic differentiation: walkers over values, the tape, the fast
+## paths, the reverse sweep and the general path.
+## Part of libvlad-core.la (see vm/local.mk).
+
+libvlad_core_la_SOURCES += \
+	%reldir%/ad.c %reldir%/ad.h \
+	%reldir%/adfast.h \
+	%reldir%/adsweep.c %reldir%/adsweep.h \
+	%reldir%/mathplain.h \
+	%reldir%/mathundef.h \
+	%reldir%/tape.h \
+	%reldir%/walk.c %reldir%/walk.h
