@@ -9,3 +9,5 @@ include %reldir%/persist/local.mk
 include %reldir%/cpj/local.mk
 include %reldir%/exec/local.mk
 include %reldir%/api/local.mk
+
+EXTRA_DIST += %reldir%/README.md

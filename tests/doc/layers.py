@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""tests/doc/layers.py -- vm/ is built in floors, and doc/internals.md's
-map of them is true
+"""tests/doc/layers.py -- vm/ is built in folders and floors, and
+doc/internals.md's map of them is true
 
-A module of vm/ is a file x.c with its header x.h (or a header alone).
+vm/ is a few folders, each a layer (doc/internals.md's table "| layer |
+folder | ...").  A module of vm/ is a file FOLDER/x.c with its header
+FOLDER/x.h (or a header alone).
 Module A depends on module B when one of A's files includes one of B's
 headers, or names a function B's .c defines (not static) or a static
 inline function or macro B's header defines (a macro defined in two
@@ -11,7 +13,12 @@ definition).  Checked:
   - no module is in a circle: no two modules depend on each other,
     directly or through others;
   - doc/internals.md's table of floors ("| floor | files | ...") lists
-    every file of vm/ once, and every dependency goes to a lower floor.
+    every file of vm/ once, and every dependency goes to a lower floor;
+  - its table of layers lists every folder of vm/ once; a module depends
+    only on modules of its own folder or of folders on lower layers, and
+    the floors of a folder all lie above those of the folders below it
+    (the table of floors reads folder by folder, bottom up);
+  - every folder has a README.md and at most 16 C sources.
 With -v, prints each module's computed floor and what it depends on.
 Prints "N passed, N failed"; exit status 1 when a check fails.
 """
@@ -43,8 +50,9 @@ def strip(text):
     return re.sub(r'"(\\.|[^"\\\n])*"', '""', text)
 
 
-files = sorted(d + '/' + f for d in os.listdir(vm)
-               if os.path.isdir(os.path.join(vm, d))
+folders = sorted(d for d in os.listdir(vm) if not d.startswith('.')
+                 and os.path.isdir(os.path.join(vm, d)))
+files = sorted(d + '/' + f for d in folders
                for f in os.listdir(os.path.join(vm, d))
                if re.fullmatch(r'\w+\.[ch]', f))
 src = {f: open(os.path.join(vm, f)).read() for f in files}
@@ -158,6 +166,8 @@ for line in open(doc):
     if not m:
         continue
     for name in re.findall(r'`([\w./]+)`', m.group(2)):
+        if name.endswith('/'):          # a row of the table of layers
+            continue
         path = name if name.startswith('vm/') else 'vm/' + name
         f = path[3:]
         if f in documented:
@@ -188,6 +198,60 @@ for a in modules:
                 bad('%s (floor %d) depends on %s (floor %d): %s'
                     % (a, docfloor[a], b, docfloor[b],
                        ' '.join(sorted(deps[a][b])[:6])))
+
+# the folders: layers, READMEs, size
+layer = {}
+for line in open(doc):
+    m = re.match(r'\|\s*(\d+)\s*\|\s*`vm/(\w+)/`\s*\|', line)
+    if m:
+        if m.group(2) in layer:
+            bad('vm/%s/ is listed twice in the layers of doc/internals.md'
+                % m.group(2))
+        layer[m.group(2)] = int(m.group(1))
+for d in folders:
+    if d in layer:
+        ok()
+    else:
+        bad('vm/%s/ is on no layer of doc/internals.md' % d)
+    if os.path.isfile(os.path.join(vm, d, 'README.md')):
+        ok()
+    else:
+        bad('vm/%s/ has no README.md' % d)
+    nc = len([f for f in files if f.startswith(d + '/') and f.endswith('.c')])
+    if nc <= 16:
+        ok()
+    else:
+        bad('vm/%s/ has %d C sources (at most 16)' % (d, nc))
+for d in layer:
+    if d not in folders:
+        bad('vm/%s/ (a layer of doc/internals.md) does not exist' % d)
+for a in modules:
+    fa = a.split('/')[0]
+    for b in deps[a]:
+        fb = b.split('/')[0]
+        if fa == fb or fa not in layer or fb not in layer:
+            continue
+        if layer[fb] < layer[fa]:
+            ok()
+        else:
+            bad('%s (folder %s/, layer %d) depends on %s (folder %s/, '
+                'layer %d): %s' % (a, fa, layer[fa], b, fb, layer[fb],
+                                   ' '.join(sorted(deps[a][b])[:6])))
+band = {}
+for f, lv in documented.items():
+    d = f.split('/')[0]
+    if d in layer:
+        lo, hi = band.get(d, (lv, lv))
+        band[d] = (min(lo, lv), max(hi, lv))
+for a in band:
+    for b in band:
+        if layer[a] < layer[b]:
+            if band[a][1] < band[b][0]:
+                ok()
+            else:
+                bad('the floors of vm/%s/ (%d-%d) are not all below those '
+                    'of vm/%s/ (%d-%d), a higher layer'
+                    % (a, band[a][0], band[a][1], b, band[b][0], band[b][1]))
 
 print('%d passed, %d failed' % (passed, failed))
 sys.exit(1 if failed else 0)

@@ -10,3 +10,5 @@ libvlad_core_la_SOURCES += \
 	%reldir%/mathundef.h \
 	%reldir%/tape.h \
 	%reldir%/walk.c %reldir%/walk.h
+
+EXTRA_DIST += %reldir%/README.md

@@ -8,3 +8,5 @@ libvlad_la_SOURCES += \
 	%reldir%/apihost.c \
 	%reldir%/apiio.c \
 	%reldir%/apivalue.c
+
+EXTRA_DIST += %reldir%/README.md

@@ -23,3 +23,5 @@ libvlad_core_la_SOURCES += \
 	%reldir%/strbuf.c %reldir%/strbuf.h \
 	%reldir%/unit.c %reldir%/unit.h \
 	%reldir%/value.h
+
+EXTRA_DIST += %reldir%/README.md

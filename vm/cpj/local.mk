@@ -4,3 +4,5 @@
 libvlad_core_la_SOURCES += \
 	%reldir%/cpj.c %reldir%/cpj.h \
 	%reldir%/cpjfirst.c %reldir%/cpjfirst.h
+
+EXTRA_DIST += %reldir%/README.md

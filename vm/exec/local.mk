@@ -7,3 +7,5 @@ libvlad_core_la_SOURCES += \
 	%reldir%/prims.c %reldir%/prims.h \
 	%reldir%/toplevel.c %reldir%/toplevel.h \
 	%reldir%/vm.c %reldir%/vm.h
+
+EXTRA_DIST += %reldir%/README.md

@@ -8,3 +8,5 @@ libvlad_core_la_SOURCES += \
 	%reldir%/ckptsave.c %reldir%/ckptsave.h \
 	%reldir%/savefile.c %reldir%/savefile.h \
 	%reldir%/spill.c %reldir%/spill.h
+
+EXTRA_DIST += %reldir%/README.md
