@@ -15,12 +15,12 @@
 ##                  (its map and the walk-throughs of section 18)
 ##   layers.py      vm/ is built in floors without circles, as the table of
 ##                  doc/internals.md section 2 says
-##   recipe-function.sh
-##                  the checklist of doc/internals.md section 18 "a new
-##                  differentiable function of one real" followed in a
-##                  scratch copy of the tree for a throw-away function,
-##                  built and run (~1 min: a build; helpers in
-##                  recipe-lib.sh)
+##   recipe-function.sh, recipe-repl.sh
+##                  the checklists of doc/internals.md section 18 ("a new
+##                  differentiable function of one real", "a new REPL
+##                  command") followed in a scratch copy of the tree for a
+##                  throw-away function and command, built and run (~1 min
+##                  each: a build; helpers in recipe-lib.sh)
 ##   install.sh     a staged "make install DESTDIR=..." has every file,
 ##                  working relative links in the installed documents, and
 ##                  doc/embedding.md's commands build examples/embed/
@@ -35,6 +35,7 @@ VLAD_DOC_TESTS = \
 	%reldir%/internals.sh \
 	%reldir%/layers.py \
 	%reldir%/recipe-function.sh \
+	%reldir%/recipe-repl.sh \
 	%reldir%/install.sh
 
 TESTS += $(VLAD_DOC_TESTS)
