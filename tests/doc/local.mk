@@ -15,6 +15,12 @@
 ##                  (its map and the walk-throughs of section 18)
 ##   layers.py      vm/ is built in floors without circles, as the table of
 ##                  doc/internals.md section 2 says
+##   recipe-function.sh, recipe-repl.sh
+##                  the checklists of doc/internals.md section 18 ("a new
+##                  differentiable function of one real", "a new REPL
+##                  command") followed in a scratch copy of the tree for a
+##                  throw-away function and command, built and run (~1 min
+##                  each: a build; helpers in recipe-lib.sh)
 ##   install.sh     a staged "make install DESTDIR=..." has every file,
 ##                  working relative links in the installed documents, and
 ##                  doc/embedding.md's commands build examples/embed/
@@ -28,10 +34,12 @@ VLAD_DOC_TESTS = \
 	%reldir%/api-glance.sh \
 	%reldir%/internals.sh \
 	%reldir%/layers.py \
+	%reldir%/recipe-function.sh \
+	%reldir%/recipe-repl.sh \
 	%reldir%/install.sh
 
 TESTS += $(VLAD_DOC_TESTS)
-EXTRA_DIST += $(VLAD_DOC_TESTS)
+EXTRA_DIST += $(VLAD_DOC_TESTS) %reldir%/recipe-lib.sh
 
 ## install.sh installs this build into a temporary DESTDIR, and looks for
 ## the files where this configuration puts them.  A host built against a

@@ -89,6 +89,7 @@ def unary():
     rows.append(("expm1", [-745, -700, -100, -40, -37, -11, -1, -1e-10, 0,
                            1e-10, 1, 100, 700, 709.7],
                  mpmath.exp, mpmath.exp))
+    # new rows go above this line
     return rows
 
 

@@ -44,8 +44,9 @@
  * Adding a differentiable function of one argument is one row here, its
  * line in doc/reference.md section 6, and its tests (tests/ad/math1.vlad;
  * tests/unit/test-math1.c checks every row against finite differences and
- * every reading against the others).  Nothing else names the functions
- * one by one.  Internal header.
+ * every reading against the others): doc/internals.md section 18 lists
+ * every place, and tests/doc/recipe-function.sh follows that list.
+ * Nothing else names the functions one by one.  Internal header.
  */
 #ifndef VLAD_VM_MATH1_H
 #define VLAD_VM_MATH1_H
@@ -70,7 +71,8 @@
     ROW(COSH, "cosh", cosh, VLM_FN(SINH, VLM_ARG))                        \
     ROW(LOG1P, "log1p", log1p,                                            \
         VLM_DIV(VLM_K(1), VLM_ADD(VLM_K(1), VLM_ARG)))                    \
-    ROW(EXPM1, "expm1", expm1, VLM_FN(EXP, VLM_ARG))
+    ROW(EXPM1, "expm1", expm1, VLM_FN(EXP, VLM_ARG))                      \
+    /* new rows go above this line (doc/internals.md section 18) */
 
 /* The rows' numbers, VL_M1_SQRT ... (the inline ids, vm/core/state.h, are
    IN_MATH1_FIRST + these). */
