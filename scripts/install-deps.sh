@@ -21,13 +21,15 @@
 # API), clang and its libFuzzer runtime libclang-rt-dev (the fuzz
 # harnesses, doc/hardening.md), time (the benchmarks' memory figures),
 # locales (the sources from which tests/api/locale.sh compiles a
-# decimal-comma locale, de_DE.UTF-8, with localedef).
+# decimal-comma locale, de_DE.UTF-8, with localedef), python3-mpmath
+# (tests/unit/gen-math-ref.py, which tests/doc/recipe-function.sh runs).
 
 set -e
 
 BUILD_PACKAGES="autoconf automake libtool pkgconf bison flex libgc-dev
 libreadline-dev make gcc libc6-dev"
-TEST_PACKAGES="python3 time valgrind clang libclang-rt-dev locales"
+TEST_PACKAGES="python3 python3-mpmath time valgrind clang libclang-rt-dev
+locales"
 
 build_only=no
 list=no
