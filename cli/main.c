@@ -12,7 +12,8 @@
  * cli/output.c), 2 on bad usage; a script ended by SIGINT, SIGTERM or
  * SIGHUP first writes all its output, then dies of the signal
  * (cli/signals.h).  Numeric ARGS after FILE are bound to the global
- * 'arguments' as a list of reals.
+ * 'arguments' as a list of reals.  With --disassemble, FILE is compiled
+ * and its bytecode listed, not run (vlad_disassemble).
  */
 #include "config.h"
 
@@ -144,6 +145,16 @@ static __attribute__((noinline)) int run_file(VladState *S, const char *file)
                                                        sizeof full), NULL));
 }
 
+/* --disassemble FILE: the bytecode listing of FILE (or FILE.vlad),
+   compiled and not run.  Not inlined, as run_file. */
+static __attribute__((noinline)) int list_file(VladState *S, const char *file)
+{
+    char full[4096];
+    return report(S, vlad_disassemble(S, vl_program_path(file, full,
+                                                         sizeof full),
+                                      NULL));
+}
+
 int main(int argc, char **argv)
 {
     vl_output_reserve_fds();
@@ -205,6 +216,8 @@ int main(int argc, char **argv)
     double t0 = vl_now_seconds();
     if (status != 0) {
         /* out of memory */
+    } else if (o.disassemble) {
+        status = list_file(S, o.file);
     } else if (o.resume != NULL) {
         status = run_resume(S, &o);
     } else if (o.nexprs > 0 || (o.file != NULL && strcmp(o.file, "-") != 0)) {

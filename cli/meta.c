@@ -38,6 +38,7 @@ static void cmd_step_limit(VlSession *s, const char *arg);
 static void cmd_heap_limit(VlSession *s, const char *arg);
 static void cmd_describe(VlSession *s, const char *arg);
 static void cmd_apropos(VlSession *s, const char *arg);
+static void cmd_disassemble(VlSession *s, const char *arg);
 static void cmd_env(VlSession *s, const char *arg);
 static void cmd_resume(VlSession *s, const char *arg);
 static void cmd_drop(VlSession *s, const char *arg);
@@ -65,6 +66,8 @@ static const Command commands[] = {
      "definition", cmd_describe},
     {",apropos", "TEXT", 1, "the documented names whose name or text holds "
      "TEXT", cmd_apropos},
+    {",disassemble", "NAME", 1, "the bytecode of the procedure bound to "
+     "NAME (as vlad\n                      --disassemble)", cmd_disassemble},
     {",env", "", -1, "list your definitions and their values", cmd_env},
     {",resume", "", -1, "continue the evaluation Ctrl-C suspended",
      cmd_resume},
@@ -425,6 +428,17 @@ static void cmd_restore(VlSession *s, const char *arg)
     vl_session_adopt(s, u);
     printf("restored %s as %s: ,resume continues it\n", file,
            VL_SUSPENDED_NAME);
+}
+
+/* ,disassemble NAME: the bytecode listing of the procedure bound to NAME
+   (vlad_disassemble writes it through the session's output). */
+static void cmd_disassemble(VlSession *s, const char *arg)
+{
+    if (vlad_disassemble(s->S, NULL, arg) != VLAD_OK)
+        fprintf(stderr, ",disassemble: %s\n",
+                vlad_last_error(s->S)->message);
+    vlad_flush(s->S);
+    fflush(stdout);
 }
 
 static void cmd_drop(VlSession *s, const char *arg)

@@ -59,6 +59,10 @@ static const char help_text[] =
     "                     --resume FILE finishes it; FILE must not exist\n"
     "                     (or be empty) and is removed when the program\n"
     "                     ends without error\n"
+    "  --disassemble      print the bytecode of every procedure of FILE\n"
+    "                     (each form's and each lambda's) without running\n"
+    "                     it (doc/internals.md, \"Reading a bytecode\n"
+    "                     listing\")\n"
     "  --stats            print steps, peak heap, AD and checkpoint-*j\n"
     "                     statistics and time on stderr\n"
     "  --progress         show the progress of long checkpoint-*j runs on\n"
@@ -199,6 +203,8 @@ static int *flag_of(VlOptions *o, const char *a)
         return &o->stats;
     if (strcmp(a, "--progress") == 0)
         return &o->progress;
+    if (strcmp(a, "--disassemble") == 0)
+        return &o->disassemble;
     if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)
         return &o->quiet;
     return NULL;
@@ -279,7 +285,7 @@ static int set_value(VlOptions *o, int id, const char *name, const char *v)
 /* Every long option, for abbreviations. */
 static const char *const long_names[] = {
     "--step-limit", "--heap-limit", "--checkpoint", "--resume",
-    "--autosave", "--stats", "--progress",
+    "--autosave", "--stats", "--progress", "--disassemble",
     "--quiet", "--version", "--help",
 };
 
@@ -417,6 +423,18 @@ int vl_options_parse(int argc, char **argv, VlOptions *o)
         return vl_usage_error("--resume %s runs a saved computation: no "
                               "program (FILE, -e or ARGS) goes with it",
                               o->resume);
+    if (o->disassemble) {       /* one program file, listed, not run */
+        const char *other = o->nexprs > 0 ? "-e"
+                            : o->resume != NULL ? "--resume"
+                            : o->autosave != NULL ? "--autosave"
+                            : k < argc && strcmp(argv[k], "-") == 0
+                            ? "- (standard input)" : NULL;
+        if (other != NULL)
+            return vl_usage_error("--disassemble lists the bytecode of a "
+                                  "program file: it takes no %s", other);
+        if (k >= argc)
+            return vl_usage_error("option '%s' needs FILE", "--disassemble");
+    }
     /* with -e, FILE is optional: a decimal real is a program argument */
     if (k < argc && (o->nexprs == 0 || !vl_is_decimal(argv[k])))
         o->file = argv[k++];

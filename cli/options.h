@@ -23,6 +23,7 @@ typedef struct VlOptions {
                                    on at the saved run's interval) */
     int stats;              /* --stats */
     int progress;           /* --progress */
+    int disassemble;        /* --disassemble: list FILE's bytecode */
     int quiet;              /* -q, --quiet */
     const char *file;       /* FILE ("-": standard input), or NULL */
     char **args;            /* the program's ARGS (nargs of them) */

@@ -150,6 +150,22 @@ VLAD_API VladStatus vlad_eval_string(VladState *S, const char *src,
 VLAD_API VladStatus vlad_eval_file(VladState *S, const char *path,
                                    VladValue *out);
 
+/* Write a bytecode listing through VladConfig.write, as `luac -l` does
+   (how to read it: doc/internals.md, "Reading a bytecode listing"):
+   give one of 'path' and 'name', the other NULL.  'path': the program in
+   that file (includes too) is compiled form by form, in order, and no
+   form is run; the listing shows each form's code and that of every
+   lambda in it.  A definition of the name of an inline primitive (+,
+   car, ...) counts as rebinding it for the forms after it, as running
+   it would.  'name': the procedure bound to that global, and every
+   lambda in it; VLAD_ERR_ARGUMENT when the name is unbound, bound to a
+   primitive or to something other than a procedure.  A file that does
+   not read or compile is an error as for vlad_eval_file.  The listing's
+   format is for people and may change between versions.
+   [returns status] */
+VLAD_API VladStatus vlad_disassemble(VladState *S, const char *path,
+                                     const char *name);
+
 /* The record of the last call of 'S' (status VLAD_OK if it succeeded);
    for a NULL state a constant record of VLAD_ERR_ARGUMENT.  [never
    fails] */

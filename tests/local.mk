@@ -120,6 +120,11 @@ VLAD_GOLDEN_TESTS = \
 	%reldir%/checkpoint/firstclass.vlad \
 	%reldir%/checkpoint/sizes.vlad \
 	%reldir%/cli/checkpoint-case.vlad \
+	%reldir%/cli/disassemble.vlad \
+	%reldir%/cli/disassemble-bad-form.vlad \
+	%reldir%/cli/disassemble-missing-file.vlad \
+	%reldir%/cli/disassemble-syntax-error.vlad \
+	%reldir%/cli/disassemble-usage.vlad \
 	%reldir%/cli/e-named-apart.vlad \
 	%reldir%/cli/e-number-argument.vlad \
 	%reldir%/cli/e-then-file.vlad \

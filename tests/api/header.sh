@@ -44,7 +44,8 @@ cat >"$tmp/t.c" <<'EOC'
 static void (*const fns[])(void) = {
     (void (*)(void))vlad_config_init, (void (*)(void))vlad_open,
     (void (*)(void))vlad_close, (void (*)(void))vlad_eval_string,
-    (void (*)(void))vlad_eval_file, (void (*)(void))vlad_last_error,
+    (void (*)(void))vlad_eval_file, (void (*)(void))vlad_disassemble,
+    (void (*)(void))vlad_last_error,
     (void (*)(void))vlad_interrupt, (void (*)(void))vlad_call,
     (void (*)(void))vlad_interrupted, (void (*)(void))vlad_resume,
     (void (*)(void))vlad_checkpoint_save,

@@ -57,6 +57,7 @@ static void test_null_state(void)
     CHECK_INT(vlad_eval_string(NULL, "1", "n", &out), VLAD_ERR_ARGUMENT);
     CHECK(vlad_is_nil(out));
     CHECK_INT(vlad_eval_file(NULL, "x.vlad", NULL), VLAD_ERR_ARGUMENT);
+    CHECK_INT(vlad_disassemble(NULL, NULL, "car"), VLAD_ERR_ARGUMENT);
     const VladError *e = vlad_last_error(NULL);
     CHECK(e != NULL);
     CHECK_INT(e->status, VLAD_ERR_ARGUMENT);
@@ -122,6 +123,19 @@ static void test_null_args(void)
     CHECK(vlad_is_nil(out));
     CHECK_STATUS(S, vlad_eval_file(S, "/nonexistent/x.vlad", NULL),
                  VLAD_ERR_IO);
+    /* vlad_disassemble: a path or a name, a procedure that has code */
+    CHECK_STATUS(S, vlad_disassemble(S, NULL, NULL), VLAD_ERR_ARGUMENT);
+    CHECK_STATUS(S, vlad_disassemble(S, "x.vlad", "map"), VLAD_ERR_ARGUMENT);
+    CHECK_STATUS(S, vlad_disassemble(S, "/nonexistent/x.vlad", NULL),
+                 VLAD_ERR_IO);
+    CHECK_STATUS(S, vlad_disassemble(S, NULL, "no-such-name"),
+                 VLAD_ERR_ARGUMENT);
+    CHECK_CONTAINS(vlad_last_error(S)->message, "no-such-name is not bound");
+    CHECK_STATUS(S, vlad_eval_string(S, "(define seven 7)", NULL, NULL),
+                 VLAD_OK);
+    CHECK_STATUS(S, vlad_disassemble(S, NULL, "seven"), VLAD_ERR_ARGUMENT);
+    CHECK_STATUS(S, vlad_disassemble(S, NULL, "map"), VLAD_OK);
+    check_clean(S);
 
     int n = 0;
     vlad_globals(S, NULL, &n);

@@ -1,5 +1,6 @@
 """tests/repl/commands.py -- every comma command of the REPL (,help ,load
-,time ,stats ,checkpoint ,step-limit ,env ,resume ,drop ,quit; ,resume and
+,time ,stats ,checkpoint ,step-limit ,env ,disassemble ,resume ,drop
+,quit; ,resume and
 ,drop are exercised further by interrupt.py and long.py, ,heap-limit
 ,describe ,apropos by familiar.py), abbreviations, and unknown,
 ambiguous or malformed commands (a message; the REPL goes on)."""
@@ -28,7 +29,7 @@ def help_lists_everything():
     for name in (",help", ",load FILE", ",time EXPR", ",stats",
                  ",checkpoint [SPEC]", ",step-limit [N]",
                  ",heap-limit [BYTES]", ",describe NAME", ",apropos TEXT",
-                 ",env", ",resume",
+                 ",env", ",disassemble NAME", ",resume",
                  ",drop", ",quit"):
         if "\n  " + name not in out:
             v.fail("%s is not in ,help" % name)
@@ -173,6 +174,34 @@ def env_command():
     bye(v)
 
 
+def disassemble_command():
+    v = session()
+    cmd(v, "(define (add1 x) (+ x 1))", r"")
+    cmd(v, ",disassemble add1",
+        r"procedure add1: add1 at <repl>:1:1\n"
+        r"  1 register, 1 param, 1 constant, 0 captured, 0 children, "
+        r"2 instructions\n"
+        r"  K\[0\] = 1\n"
+        r"  index  line:col  step   opcode .*\n"
+        r"      0  1:18      step\?  ADDK .*; 1\n"
+        r"      1  1:18             RETURN .*\n")
+    cmd(v, "(define (make-adder n) (lambda (x) (+ x n)))", r"")
+    cmd(v, ",di make-adder",                        # a prefix; the lambda
+        r"procedure make-adder: .*\n(  .*\n)+\n"
+        r"procedure make-adder\.0: \(lambda\) at <repl>:1:24\n"
+        r"(  .*\n)+")
+    cmd(v, ",disassemble nothing-here", r",disassemble: nothing-here is "
+        r"not bound\n")
+    cmd(v, ",disassemble display", r",disassemble: display is a primitive, "
+        r"built in C: it has no bytecode\n")
+    cmd(v, "(define seven 7)", r"")
+    cmd(v, ",disassemble seven", r",disassemble: seven is not a "
+        r"procedure\n")
+    cmd(v, ",disassemble", r"usage: ,disassemble NAME\n")
+    cmd(v, "(add1 2)", r"3\n")                       # the REPL goes on
+    bye(v)
+
+
 def resume_and_drop_without_suspension():
     v = session()
     cmd(v, ",resume", r"nothing to resume \(Ctrl-C during an evaluation "
@@ -208,6 +237,7 @@ for name, fn in [(",help", help_lists_everything),
                  (",checkpoint", checkpoint_command),
                  (",step-limit", step_limit_command),
                  (",env", env_command),
+                 (",disassemble", disassemble_command),
                  (",resume and ,drop with nothing suspended",
                   resume_and_drop_without_suspension),
                  (",quit", quit_command),

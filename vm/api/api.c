@@ -20,6 +20,7 @@
 #include "parser/read.h"
 #include "vm/api/apiconv.h"
 #include "vm/cpj/cpj.h"
+#include "vm/core/disasm.h"
 #include "vm/core/except.h"
 #include "vm/exec/prims.h"
 #include "vm/core/print.h"
@@ -101,30 +102,87 @@ static void read_job(VladState *S, void *ud)
     job->err = errno;
 }
 
+/* Read the program file 'path' (who: the entry point, for a NULL path)
+   into job; the status (S->err set on failure). */
+static VladStatus read_program(VladState *S, const char *who,
+                               const char *path, ReadJob *job)
+{
+    if (path == NULL)
+        return vl_toplevel_fail(S, VLAD_ERR_ARGUMENT, "%s: the path is NULL",
+                                who);
+    *job = (ReadJob){path, NULL, 0, 0};
+    VladStatus st = vl_except_protect(S, read_job, job);
+    if (st != VLAD_OK)
+        return st;
+    if (job->src == NULL && job->err == EFBIG)
+        return vl_toplevel_fail(S, VLAD_ERR_IO, "cannot read '%s': the file "
+                                "is larger than %zu bytes", path,
+                                (size_t)VL_READ_MAX_INPUT);
+    if (job->src == NULL)
+        return vl_toplevel_fail(S, VLAD_ERR_IO, "cannot read '%s': %s",
+                                path, strerror(job->err));
+    return VLAD_OK;
+}
+
 VladStatus vlad_eval_file(VladState *S, const char *path, VladValue *out)
 {
     VladStatus st = enter(S, out);
     if (st != VLAD_OK)
         return st;
-    if (path == NULL)
-        return vl_toplevel_fail(S, VLAD_ERR_ARGUMENT,
-                                "vlad_eval_file: the path is NULL");
-    ReadJob job = {path, NULL, 0, 0};
-    st = vl_except_protect(S, read_job, &job);
+    ReadJob job;
+    st = read_program(S, "vlad_eval_file", path, &job);
     if (st != VLAD_OK)
         return st;
-    if (job.src == NULL && job.err == EFBIG)
-        return vl_toplevel_fail(S, VLAD_ERR_IO, "cannot read '%s': the file "
-                                "is larger than %zu bytes", path,
-                                (size_t)VL_READ_MAX_INPUT);
-    if (job.src == NULL)
-        return vl_toplevel_fail(S, VLAD_ERR_IO, "cannot read '%s': %s",
-                                path, strerror(job.err));
     Value v;
     st = vl_toplevel_eval_file(S, job.src, job.len, path, &v);
     if (out != NULL)
         *out = to_public(v);
     return st;
+}
+
+typedef struct ListJob {
+    const Proto *proto;
+    const char *name;
+} ListJob;
+
+static void list_job(VladState *S, void *ud)
+{
+    ListJob *job = ud;
+    StrBuf b;
+    vl_buf_init(&b);
+    vl_disasm_proto(S, &b, job->proto, job->name);
+    vl_state_write(S, b.data, b.len);
+}
+
+VladStatus vlad_disassemble(VladState *S, const char *path,
+                            const char *name)
+{
+    VladStatus st = enter(S, NULL);
+    if (st != VLAD_OK)
+        return st;
+    if ((path == NULL) == (name == NULL))
+        return vl_toplevel_fail(S, VLAD_ERR_ARGUMENT, "vlad_disassemble: "
+                                "give a path or a name, not %s",
+                                path == NULL ? "neither" : "both");
+    if (path != NULL) {
+        ReadJob job;
+        st = read_program(S, "vlad_disassemble", path, &job);
+        if (st != VLAD_OK)
+            return st;
+        return vl_toplevel_list_file(S, job.src, job.len, path);
+    }
+    Value v;
+    if (!vl_state_lookup(S, name, &v))
+        return vl_toplevel_fail(S, VLAD_ERR_ARGUMENT, "%s is not bound",
+                                name);
+    if (IS_PRIM(v))
+        return vl_toplevel_fail(S, VLAD_ERR_ARGUMENT, "%s is a primitive, "
+                                "built in C: it has no bytecode", name);
+    if (!IS_CLOSURE(v))
+        return vl_toplevel_fail(S, VLAD_ERR_ARGUMENT, "%s is not a "
+                                "procedure", name);
+    ListJob job = {AS_CLOSURE(v)->proto, name};
+    return vl_toplevel_job(S, list_job, &job);
 }
 
 static const VladError no_state_error = {

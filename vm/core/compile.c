@@ -1011,7 +1011,7 @@ int vl_compile_is_call_capable(int op)
     }
 }
 
-static int is_jump(int op)
+int vl_compile_is_jump(int op)
 {
     switch (op) {
     case OP_JMP: case OP_JMPF: case OP_JMPT:
@@ -1205,7 +1205,7 @@ static void compute_liveness(Proto *p)
     uint32_t *at = snap + n + 1, *cnt = at + n + 1;
     memset(snap, 0, (size_t)(n + 1) * 4 * 3);
     for (uint32_t k = 0; k < n; k++)
-        if (is_jump(p->code[k].op)) {
+        if (vl_compile_is_jump(p->code[k].op)) {
             uint32_t t = k + 1 + (uint32_t)(int16_t)p->code[k].c;
             if (t < n)
                 snap[t] = UINT32_MAX;
@@ -1220,7 +1220,7 @@ static void compute_liveness(Proto *p)
         if (i->op == OP_JMP || i->op == OP_RETURN || i->op == OP_TAILCALL) {
             memset(live, 0, (size_t)w * 8 * 2);
         }
-        if (is_jump(i->op)) {
+        if (vl_compile_is_jump(i->op)) {
             uint32_t t = k + 1 + (uint32_t)(int16_t)i->c;
             if (t < n) {
                 const Snapshot *sn = &snaps[snap[t]];
@@ -1235,7 +1235,7 @@ static void compute_liveness(Proto *p)
         use_def(p, i, &use, &def);
         if (vl_compile_is_call_capable(i->op)) {
             /* live after it returns: its destination is written then */
-            int dest = !is_jump(i->op) && get_bit(live, i->a);
+            int dest = !vl_compile_is_jump(i->op) && get_bit(live, i->a);
             if (dest)
                 clear_bit(live, i->a);
             at[k] = runs.n;

@@ -28,6 +28,10 @@ VL_INTERNAL Value vl_compile_datum_value(VladState *S, const Datum *d);
    wait after it: the liveness of its registers is computed there). */
 VL_INTERNAL int vl_compile_is_call_capable(int op);
 
+/* Whether opcode 'op' is a jump: its operand c is a signed offset from
+   the next instruction. */
+VL_INTERNAL int vl_compile_is_jump(int op);
+
 /* Build a prototype from hand-written code (control primitives). */
 VL_INTERNAL Proto *vl_compile_assemble(VladState *S, const char *name,
                                        ProtoKind kind, int nparams,

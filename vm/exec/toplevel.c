@@ -36,6 +36,7 @@
 #include "vm/core/stdinwait.h"
 #include "vm/cpj/cpjfirst.h"
 #include "vm/core/delim.h"
+#include "vm/core/disasm.h"
 #include "vm/core/except.h"
 #include "vm/exec/prims.h"
 #include "vm/core/print.h"
@@ -293,11 +294,12 @@ static Value run_apply(VladState *S, Value fn, Value arg, int counted,
     return v;
 }
 
-static void run_form(VladState *S, const TopForm *f, RunCtx *ctx,
-                     uint32_t index)
+/* Compile form 'index' of ctx's text, f, as a unit (vm/core/unit.h): the
+   text and its name are kept in the heap (a host's text may go after the
+   call). */
+static Proto *compile_form(VladState *S, const TopForm *f, RunCtx *ctx,
+                           uint32_t index)
 {
-    /* the unit of the form (vm/core/unit.h): the text and its name kept in
-       the heap (a host's text may go after the call) */
     if (!ctx->kept) {
         if (!ctx->prelude) {
             ctx->src = vl_gc_strndup(ctx->src, ctx->len);
@@ -311,6 +313,13 @@ static void run_form(VladState *S, const TopForm *f, RunCtx *ctx,
     vl_unit_end(S, u, p);
     u->internal = ctx->prelude && f->kind == TOP_DEFINE
                   && f->name->name[0] == '%';
+    return p;
+}
+
+static void run_form(VladState *S, const TopForm *f, RunCtx *ctx,
+                     uint32_t index)
+{
+    Proto *p = compile_form(S, f, ctx, index);
     Closure *thunk = vl_gc_alloc(sizeof *thunk);
     thunk->proto = p;
     Value v = run_apply(S, vl_obj(VT_CLOSURE, thunk), NIL_VAL, 0,
@@ -363,12 +372,62 @@ typedef struct RunFrame {
 typedef struct RunStack {
     RunFrame *run;
     size_t n, cap;
+    int list;             /* list the forms' bytecode, do not run them */
+    uint64_t defined;     /* listing: the inline ids whose names the forms
+                             listed so far define */
+    uint32_t listed;      /* listing: the forms listed so far */
 } RunStack;
 
 static void push_text(RunStack *rs, RunCtx ctx, Datum *forms, uint32_t next)
 {
     rs->run = vl_gc_grow(rs->run, rs->n, &rs->cap, sizeof *rs->run);
     rs->run[rs->n++] = (RunFrame){ctx, forms, next};
+}
+
+/* The inline ids whose user cells hold something else than their
+   builtin now (what vm/core/compile.c's inline_id_of finds rebound). */
+static uint64_t rebound_now(VladState *S)
+{
+    uint64_t bits = 0;
+    for (int id = 0; id < IN__COUNT; id++) {
+        const Global *g = S->inline_cells[id];
+        Value b = S->inline_values[id];
+        if (g != NULL && (g->value.tag != b.tag
+                          || g->value.as.ptr != b.as.ptr))
+            bits |= (uint64_t)1 << id;
+    }
+    return bits;
+}
+
+/* vlad --disassemble: compile form f without running it and write its
+   listing (vm/core/disasm.h), labelled by its number in the listing.  As
+   no definition runs, one that binds an inline primitive's name (+, car)
+   is taken as rebinding it for the forms after it -- the decisions
+   running would have made (vm/core/unit.h) -- except for one that binds
+   the name to its own builtin, (define + +), which running would still
+   inline. */
+static void list_form(VladState *S, const TopForm *f, RunCtx *ctx,
+                      uint32_t index, RunStack *rs)
+{
+    uint64_t forced = rs->defined | rebound_now(S);
+    S->compile_forced = &forced;
+    Proto *p = compile_form(S, f, ctx, index);
+    S->compile_forced = NULL;
+    if (f->kind == TOP_DEFINE) {
+        int id = vl_state_user_cell(S, f->name)->inline_id;
+        if (id >= 0)
+            rs->defined |= (uint64_t)1 << id;
+    }
+    StrBuf b, label;
+    vl_buf_init(&b);
+    vl_buf_init(&label);
+    char n[16];
+    snprintf(n, sizeof n, "%u", (unsigned)++rs->listed);
+    vl_buf_adds(&label, n);
+    if (rs->listed > 1)
+        vl_buf_adds(&b, "\n");
+    vl_disasm_proto(S, &b, p, label.data);
+    vl_state_write(S, b.data, b.len);
 }
 
 static void run_stack(VladState *S, RunStack *rs)
@@ -398,7 +457,10 @@ static void run_stack(VladState *S, RunStack *rs)
         if (f.kind != TOP_INCLUDE) {
             S->run_define = f.kind == TOP_DEFINE;
             S->run_pos = f.pos;
-            run_form(S, &f, &top->ctx, index);
+            if (rs->list)
+                list_form(S, &f, &top->ctx, index, rs);
+            else
+                run_form(S, &f, &top->ctx, index);
             continue;
         }
         if (rs->n > VL_INCLUDE_MAX)
@@ -410,9 +472,9 @@ static void run_stack(VladState *S, RunStack *rs)
     S->run_stack = NULL;
 }
 
-static void run_text(VladState *S, RunCtx *ctx)
+static void run_text(VladState *S, RunCtx *ctx, int list)
 {
-    RunStack rs = {NULL, 0, 0};
+    RunStack rs = {NULL, 0, 0, list, 0, 0};
     Datum *first = read_forms(S, ctx);
     push_text(&rs, *ctx, first, 0);
     run_stack(S, &rs);
@@ -442,6 +504,7 @@ int vl_toplevel_program(VladState *S, CkptProgram *prog)
 typedef struct EvalJob {
     RunCtx ctx;
     int file;             /* ctx.name is a file's path */
+    int list;             /* list the forms' bytecode, do not run them */
 } EvalJob;
 
 static void eval_job(VladState *S, void *ud)
@@ -449,7 +512,7 @@ static void eval_job(VladState *S, void *ud)
     EvalJob *job = ud;
     if (job->file)
         push_include(S, job->ctx.name, (SrcPos){job->ctx.name, 1, 1});
-    run_text(S, &job->ctx);
+    run_text(S, &job->ctx, job->list);
 }
 
 VladStatus vl_toplevel_fail(VladState *S, VladStatus status,
@@ -603,7 +666,7 @@ static VladStatus eval(VladState *S, const char *src, size_t len,
                        const char *name, int prelude, int file, Value *out)
 {
     EvalJob job = {{src, len, vl_gc_strdup(name), prelude, NIL_VAL, 0},
-                   file};
+                   file, 0};
     VladStatus st = run_protected(S, eval_job, &job, 1);
     if (out != NULL)
         *out = st == VLAD_OK ? job.ctx.last : NIL_VAL;
@@ -620,6 +683,13 @@ VladStatus vl_toplevel_eval_file(VladState *S, const char *src, size_t len,
                                  const char *path, Value *out)
 {
     return eval(S, src, len, path, 0, 1, out);
+}
+
+VladStatus vl_toplevel_list_file(VladState *S, const char *src, size_t len,
+                                 const char *path)
+{
+    EvalJob job = {{src, len, vl_gc_strdup(path), 0, NIL_VAL, 0}, 1, 1};
+    return run_protected(S, eval_job, &job, 0);
 }
 
 /* ===== Resuming a saved program (vm/exec/autosave.h) ===== */
@@ -690,7 +760,7 @@ static void saved_job(VladState *S, void *ud)
     /* the texts being run, read again, each past the forms run: set
        while the running form is finished too, so that an autosave then
        saves it (with the same texts and places) */
-    RunStack rs = {NULL, 0, 0};
+    RunStack rs = {NULL, 0, 0, 0, 0, 0};
     for (size_t k = 0; k < prog.nlevels; k++) {
         Datum *forms = job->forms[k];
         for (uint32_t i = 0; i < prog.levels[k].next && forms->kind == D_PAIR;

@@ -25,6 +25,15 @@ VL_INTERNAL VladStatus vl_toplevel_eval_file(VladState *S, const char *src,
                                              size_t len, const char *path,
                                              Value *out);
 
+/* vlad --disassemble: compile the forms of the text of the file 'path' in
+   order, as vl_toplevel_eval_file would (includes too), without running
+   any, and write the bytecode listing of each (vm/core/disasm.h) through
+   the state's output.  A definition that binds an inline primitive's name
+   counts as rebinding it for the forms after it (toplevel.c, list_form).
+   Never raises: returns the status, with S->err set on failure. */
+VL_INTERNAL VladStatus vl_toplevel_list_file(VladState *S, const char *src,
+                                             size_t len, const char *path);
+
 /* Create a state from 'config' (NULL: defaults) and load the prelude;
    NULL when memory is exhausted or the prelude fails. */
 /* Apply fn to arg as one top-level evaluation (step limit, statistics,

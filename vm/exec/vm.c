@@ -327,6 +327,62 @@ static VL_NOINLINE const Instr *deliver(Value *base, const Instr *ip,
     return ip;
 }
 
+/* The slow path of a step (execute, 'enter'), out of the dispatch loop:
+   the fuel ran out at step 'now', before the application of the call
+   block 'fb' (nargs arguments); the VM's registers are saved.  Output is
+   flushed; an interrupt the host asked for makes the whole evaluation a
+   checkpoint and raises VLAD_ERR_INTERRUPTED; the step limit raises
+   VLAD_ERR_LIMIT.  Returns NULL to go on with the application (the
+   regular poll: autosave, progress, the next poll due), or, when the
+   limit of a checkpoint fired, the frame of its delimiter, whose CALL
+   (at CTL_CKPT_CALL) receives the captured checkpoint: execution goes
+   on after its CKPT_END.  Either way S->fuel_anchor is the new anchor. */
+static VL_NOINLINE Value *out_of_fuel(VladState *S, Value *fb, int nargs,
+                                      int64_t now)
+{
+    if (S->nout > 0)            /* output waits at most one poll */
+        vl_state_flush(S);
+    if (S->interrupt) {
+        vl_except_if_closed(S);         /* vlad_close from a callback */
+        /* the whole evaluation becomes a checkpoint (vlad_resume) */
+        S->interrupt = 0;
+        Checkpoint *k = vl_cont_capture(S, S->entry_frame, fb, nargs, now);
+        S->interrupted = vl_obj(VT_CKPT, k);
+        vl_except_runtime(S, VLAD_ERR_INTERRUPTED,
+                          "interrupted after %lld steps",
+                          (long long)(now - S->form_start));
+    }
+    Limit *fired;
+    do
+        fired = vl_delim_fired(S, now);
+    while (fired != NULL && vl_delim_defer(S, fired));
+    if (fired == NULL) {
+        /* the regular poll (with fired limits only, it waits for the next
+           step where none fires: vl_delim_anchor) */
+        if (S->autosave_hook != NULL)           /* vm/exec/autosave.h */
+            S->autosave_hook(S, fb, nargs, now);
+        S->poll_due = now + VL_POLL_QUANTUM;
+        S->fuel_anchor = vl_delim_anchor(S, now);
+        if (S->config.progress != NULL)
+            vl_cpj_progress_counting(S, now);
+        return NULL;
+    }
+    if (fired->frame == SIZE_MAX)
+        vl_except_runtime(S, VLAD_ERR_LIMIT,
+                          "step limit exceeded (%lld steps)",
+                          (long long)S->step_limit);
+    size_t delim = fired->frame;
+    Checkpoint *k = vl_cont_capture(S, delim, fb, nargs, now);
+    /* the capture may have suspended the *j that held back an advance: it
+       stops at the first step outside every *j */
+    vl_delim_undefer(S, now);
+    Value *base = S->stack + delim;
+    const Instr *call = AS_CLOSURE(base[-1])->proto->code + CTL_CKPT_CALL;
+    base[call->a] = vl_obj(VT_CKPT, k);
+    S->fuel_anchor = vl_delim_anchor(S, now);
+    return base;
+}
+
 static Value execute(VladState *S, Value *base, const Instr *ip)
 {
     Closure *cl;
@@ -908,51 +964,14 @@ enter:
     if (VL_UNLIKELY(fuel <= 0)) {
         int64_t now = S->fuel_anchor - fuel;
         SAVE();
-        if (S->nout > 0)        /* output waits at most one poll */
-            vl_state_flush(S);
-        if (S->interrupt) {
-            vl_except_if_closed(S);     /* vlad_close from a callback */
-            /* the whole evaluation becomes a checkpoint (vlad_resume) */
-            S->interrupt = 0;
-            Checkpoint *k = vl_cont_capture(S, S->entry_frame, fb, nargs,
-                                            now);
-            S->interrupted = vl_obj(VT_CKPT, k);
-            vl_except_runtime(S, VLAD_ERR_INTERRUPTED,
-                              "interrupted after %lld steps",
-                              (long long)(now - S->form_start));
-        }
-        Limit *fired;
-        do
-            fired = vl_delim_fired(S, now);
-        while (fired != NULL && vl_delim_defer(S, fired));
-        if (fired == NULL) {
-            /* the regular poll (with fired limits only, it waits for
-               the next step where none fires: vl_delim_anchor) */
-            if (S->autosave_hook != NULL)       /* vm/exec/autosave.h */
-                S->autosave_hook(S, fb, nargs, now);
-            S->poll_due = now + VL_POLL_QUANTUM;
-            S->fuel_anchor = vl_delim_anchor(S, now);
-            fuel = S->fuel_anchor - now;
-            if (S->config.progress != NULL)
-                vl_cpj_progress_counting(S, now);
-        } else if (fired->frame == SIZE_MAX) {
-            vl_except_runtime(S, VLAD_ERR_LIMIT,
-                              "step limit exceeded (%lld steps)",
-                              (long long)S->step_limit);
-        } else {
-            size_t delim = fired->frame;
-            Checkpoint *k = vl_cont_capture(S, delim, fb, nargs, now);
-            /* the capture may have suspended the *j that held back an
-               advance: it stops at the first step outside every *j */
-            vl_delim_undefer(S, now);
-            base = S->stack + delim;
+        Value *at = out_of_fuel(S, fb, nargs, now);
+        fuel = S->fuel_anchor - now;
+        if (at != NULL) {
+            /* a limit fired: its delimiter's CALL (at CTL_CKPT_CALL)
+               received the checkpoint; skip CKPT_END */
+            base = at;
             LOAD_CLOSURE(AS_CLOSURE(base[-1]));
-            /* the delimiter's CALL is at CTL_CKPT_CALL; skip CKPT_END */
-            const Instr *call = cl->proto->code + CTL_CKPT_CALL;
-            R(call->a) = vl_obj(VT_CKPT, k);
-            ip = call + 2;
-            S->fuel_anchor = vl_delim_anchor(S, now);
-            fuel = S->fuel_anchor - now;
+            ip = cl->proto->code + CTL_CKPT_CALL + 2;
             VM_NEXT();
         }
     }
@@ -1012,6 +1031,17 @@ do_return:
         VM_NEXT();
     }
 }
+
+/* the dispatch loop's macros (deliver uses R and OFF too) */
+#undef VM_DISPATCH
+#undef VM_CASE
+#undef VM_NEXT
+#undef R
+#undef SAVE
+#undef LOAD_CLOSURE
+#undef OFF
+#undef SHADOWED
+#undef PRIMAL_ONLY
 
 /* ===== Control primitives ===== */
 
