@@ -221,18 +221,27 @@ static int lock(VlSaveFile *f)
             close(fd);
             continue;
         }
-        int len = snprintf(text, sizeof text, LOCK_TEXT "%ld\n",
-                           (long)getpid());
-        /* the text only names the holder in messages: errors ignored */
-        if (ftruncate(fd, 0) == 0) {
-            ssize_t w = pwrite(fd, text, (size_t)len, 0);
-            (void)w;
-        }
+        /* the holder before is no longer named; this one is once its
+           start-up is over (name_holder) */
+        int r = ftruncate(fd, 0);   /* the text only names the holder */
+        (void)r;
         f->lock_fd = fd;
         return 0;
     }
     return fail(f, "cannot lock it: '%s' keeps being replaced",
                 f->lock_path);
+}
+
+/* Write this process's number into the lock file, for the messages of
+   another vlad that finds FILE locked.  Done last, once the temporaries
+   are swept: a lock that names a process says its start-up is over. */
+static void name_holder(VlSaveFile *f)
+{
+    char text[64];
+    int len = snprintf(text, sizeof text, LOCK_TEXT "%ld\n",
+                       (long)getpid());
+    ssize_t w = pwrite(f->lock_fd, text, (size_t)len, 0);
+    (void)w;                    /* the text only names the holder */
 }
 
 /* Remove the temporary files of f->path that killed writers left (the
@@ -297,6 +306,7 @@ int vl_save_open(VlSaveFile *f, const char *path)
         return -1;
     }
     sweep(f);
+    name_holder(f);
     return 0;
 }
 
