@@ -17,6 +17,7 @@
 #include <string.h>
 #include "vm/core/compile.h"
 #include "vm/core/delim.h"
+#include "vm/core/delimregs.h"
 #include "vm/core/except.h"
 
 #define SLACK 8
@@ -183,7 +184,7 @@ static Value capture_value(VladState *S, const Proto *p, const Value *caller,
                            int r, int64_t now)
 {
     Value v = caller[r];
-    if (p->kind == PK_STARJ && r == p->ctlreg + 2) {
+    if (p->kind == PK_STARJ && r == p->ctlreg + VL_STARJ_TAPE_END) {
         /* the tape of this *j, kept in S->ad while it runs: its last node
            (a tape value, which walks over the checkpoint map with the rest
            of the tape: vm/ad/ad.c, through_tape), or raw (chunk, fill) when
@@ -201,15 +202,16 @@ static Value capture_value(VladState *S, const Proto *p, const Value *caller,
                 break;
             }
     }
-    if (r == p->ctlreg && p->kind == PK_CHECKPOINT)
+    if (p->kind == PK_CHECKPOINT && r == p->ctlreg + VL_CKPT_DEADLINE)
         v = vl_raw(v.as.i - now);       /* remaining steps */
-    else if (r == p->ctlreg && (p->kind == PK_PRIMOPS
-                                || p->kind == PK_SEGMENT))
+    else if ((p->kind == PK_PRIMOPS && r == p->ctlreg + VL_PRIMOPS_START)
+             || (p->kind == PK_SEGMENT && r == p->ctlreg + VL_SEG_ANCHOR))
         v = vl_raw(now - v.as.i);       /* steps so far */
-    else if (r == p->ctlreg && p->kind == PK_HIDE)
+    else if (p->kind == PK_HIDE && r == p->ctlreg + VL_HIDE_ORIGIN) {
         /* the steps counted so far (vm/exec/vm.c, count_first_run) */
-        v = vl_raw(caller[r + 1].as.i > 0 ? caller[r + 1].as.i - 1
-                                          : now - v.as.i);
+        int64_t counted = caller[p->ctlreg + VL_HIDE_COUNTED].as.i;
+        v = vl_raw(counted > 0 ? counted - 1 : now - v.as.i);
+    }
     return v;
 }
 

@@ -8,6 +8,7 @@ libvlad_core_la_SOURCES += \
 	%reldir%/cont.c %reldir%/cont.h \
 	%reldir%/contseg.c %reldir%/contseg.h \
 	%reldir%/delim.c %reldir%/delim.h \
+	%reldir%/delimregs.h \
 	%reldir%/except.c %reldir%/except.h \
 	%reldir%/features.h \
 	%reldir%/gc.c %reldir%/gc.h \

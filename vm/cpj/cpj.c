@@ -27,6 +27,7 @@
 #include "vm/ad/ad.h"
 #include "vm/core/cont.h"
 #include "vm/core/delim.h"
+#include "vm/core/delimregs.h"
 #include "vm/core/except.h"
 #include "vm/core/object.h"
 #include "vm/core/print.h"
@@ -246,7 +247,7 @@ static const Value *run_value(VladState *S)
     if (h == NULL)
         return NULL;
     const Value *hb = S->stack + h->frame;
-    return &hb[AS_CLOSURE(hb[-1])->proto->ctlreg + 2];
+    return &hb[AS_CLOSURE(hb[-1])->proto->ctlreg + VL_HIDE_STRATEGY];
 }
 
 
@@ -710,7 +711,8 @@ static void record_down_to(VladState *S, size_t stop, Value v)
     for (size_t k = S->nseg; k-- > stop;) {
         CpjSeg *e = &S->seg[k];
         Value *frame = S->stack + e->frame;
-        Value *slot = frame + AS_CLOSURE(frame[-1])->proto->ctlreg - 1;
+        Value *slot = frame + AS_CLOSURE(frame[-1])->proto->ctlreg
+                      + VL_SEG_LOG;
         LogEntry *n = vl_gc_alloc(sizeof *n);
         n->pos = position(S, e);
         n->value = v;

@@ -42,6 +42,7 @@
 #include "parser/read.h"
 #include "vm/core/compile.h"
 #include "vm/core/contseg.h"
+#include "vm/core/delimregs.h"
 #include "vm/core/except.h"
 #include "vm/core/keymap.h"
 #include "vm/ad/tape.h"
@@ -576,7 +577,7 @@ static void read_closure(Dec *d, int local)
             bad(d, "a record of unknown kind %u", R_LCLOSURE);
         p = (Proto *)ext_at(d).as.ptr;
     } else if (unit == 0) {
-        uint64_t ctl = vl_ckpt_get_max(&d->in, CTL_HIDE,
+        uint64_t ctl = vl_ckpt_get_max(&d->in, CTL__COUNT - 1,
                                        "a control procedure");
         if (ctl == CTL_ENTRY || ctl == CTL_UNDERFLOW)
             bad(d, "a closure of internal procedure %llu",
@@ -851,7 +852,7 @@ static const Value *ad_tag(const ContRun *run, uint32_t f)
     const Proto *p = run->frames[f].closure->proto;
     if (p->kind != PK_JSTAR && p->kind != PK_STARJ)
         return NULL;
-    return live_value(run, f, p->ctlreg);
+    return live_value(run, f, p->ctlreg + VL_AD_TAG);
 }
 
 static RunIx *index_run(Dec *d, const ContRun *run)
@@ -943,8 +944,9 @@ static void read_run(Dec *d)
         const Proto *p = run->frames[f].closure->proto;
         const Value *tag, *end;
         if (p->kind != PK_STARJ
-            || (tag = live_value(run, f, p->ctlreg)) == NULL
-            || (end = live_value(run, f, p->ctlreg + 2)) == NULL
+            || (tag = live_value(run, f, p->ctlreg + VL_AD_TAG)) == NULL
+            || (end = live_value(run, f, p->ctlreg + VL_STARJ_TAPE_END))
+               == NULL
             || end->as.ptr == NULL)
             continue;
         if (((const TapeChunk *)end->as.ptr)->tag != tag->as.i)
