@@ -1111,7 +1111,7 @@ static void use_def(const Proto *p, const Instr *i, RegList *use,
         break;
     case OP_SEG_BEGIN:
         add_reg(def, i->a + VL_SEG_ANCHOR);
-        if (i->x) {
+        if (vl_seg_mode_first(i->x)) {
             add_reg(def, i->a + VL_SEG_LOG); add_reg(def, i->a + VL_SEG_POS);
         } else {
             add_reg(use, i->a + VL_SEG_LOG); add_reg(use, i->a + VL_SEG_POS);

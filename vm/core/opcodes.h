@@ -80,9 +80,14 @@
                      "(c = 1: its active reals only)") \
     OP(STARJ_END,    "*j: R[a] = (list y x`) from result R[a], y`, tag, "\
                      "input; C = b") \
-    OP(SEG_BEGIN,    "segment: anchor (C = a) = position anchor from pos "\
-                     "(+ c), log; x = 1: first run") \
-    OP(SEG_END,      "segment: end (C = b); x = 1: R[a] = (list R[a] n log)") \
+    OP(SEG_BEGIN,    "segment of mode x (SegMode): anchor (C = a) = the "\
+                     "step of position 0, from pos (+ c) and now; FIRST: "\
+                     "pos = 0, log = a new recording log; FIRST, REC: "\
+                     "its steps count; push the segment (log)") \
+    OP(SEG_END,      "segment of mode x ends (C = b): FIRST: R[a] = (list "\
+                     "R[a] n log); ADV, REC: the position where the "\
+                     "checkpoint R[a] stopped; REC: R[a] = (list R[a] "\
+                     "log); FIRST, REC: counting stops") \
     OP(HIDE_BEGIN,   "%cpj-hide: origin (C = a) = the origin of its counted "\
                      "steps, counted = 1 + those counted so far (0: "\
                      "counting), strategy = the run's, hides = 1: it "\
@@ -101,3 +106,23 @@ typedef enum Opcode {
 #undef VL_OP_ENUM
     OP__COUNT
 } Opcode;
+
+/* The mode of SEG_BEGIN and SEG_END (their x): which of checkpoint-*j's
+   segment prototypes (vm/cpj/cpj.h; assembled in vm/exec/vm.c) runs. */
+typedef enum SegMode {
+    SEG_MODE_RUN,       /* CTL_SEG_RUN: resume a state to the end,
+                           replaying the log */
+    SEG_MODE_FIRST,     /* CTL_SEG_FIRST: the first run, (f x), whole:
+                           returns (list y n log) */
+    SEG_MODE_ADV,       /* CTL_SEG_ADV: advance a state by m steps,
+                           replaying the log */
+    SEG_MODE_REC        /* CTL_SEG_REC: a chunk of the first run, an ADV
+                           that records: returns (list u log) */
+} SegMode;
+
+/* Whether a segment of mode x runs (part of) the first run: its steps
+   count, it records the effects (the others replay them). */
+static inline int vl_seg_mode_first(int x)
+{
+    return x == SEG_MODE_FIRST || x == SEG_MODE_REC;
+}

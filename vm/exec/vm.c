@@ -118,7 +118,8 @@ static void adapt_args(VladState *S, Value fn, Value *args, int nargs,
    VL_HIDE_COUNTED 1 + the steps counted so far, or 0 while a first run's
    segment runs (vm/core/delimregs.h).
 
-   A first run's segment (SEG_BEGIN, x != 0) starting in the frame at
+   A first run's segment (SEG_MODE_FIRST, SEG_MODE_REC) starting in the
+   frame at
    'base', with positions from 'anchor' at step 'now': the clock moves to
    the origin's scale (returned; *anchor becomes the origin) and the
    barrier comes down, so the steps count and the limits below fire. */
@@ -687,38 +688,39 @@ next:
     VM_CASE(SEG_BEGIN) {
         SAVE();
         int64_t now = S->fuel_anchor - fuel;
-        if (i->x == 1) {                        /* FIRST */
+        int first = vl_seg_mode_first(i->x);
+        if (i->x == SEG_MODE_FIRST) {
             check_procedure(S, "checkpoint-*j", R(0));
             R(i->a + VL_SEG_POS) = vl_num(0);
             R(i->a + VL_SEG_LOG) = vl_raw_ptr(VL_RAW_LOG_LIST, NULL);
         }
         int64_t anchor = now + i->c
                          - (int64_t)vl_value_primal(R(i->a + VL_SEG_POS));
-        if (i->x != 0) {        /* a first run: its steps are counted */
+        if (first) {            /* a first run: its steps are counted */
             now = count_first_run(S, base, &anchor, now);
             S->fuel_anchor = vl_delim_anchor(S, now);
             fuel = S->fuel_anchor - now;
         }
         R(i->a + VL_SEG_ANCHOR) = vl_raw(anchor);
         vl_delim_push_seg(S, (size_t)(base - S->stack), anchor,
-                          i->x == 0,                /* ADV, RUN replay */
-                          R(i->a + VL_SEG_LOG));
+                          !first, R(i->a + VL_SEG_LOG));  /* replays */
         VM_NEXT();
     }
     VM_CASE(SEG_END) {
         SAVE();
         vl_delim_pop_segs(S, (size_t)(base - S->stack));
-        if (i->x >= 2 && IS_CKPT(R(i->a)))  /* ADV, REC: where it stopped */
+        if ((i->x == SEG_MODE_ADV || i->x == SEG_MODE_REC)
+            && IS_CKPT(R(i->a)))        /* where it stopped */
             AS_CKPT(R(i->a))->position = S->fuel_anchor - fuel
                                          - R(i->b + VL_SEG_ANCHOR).as.i;
-        if (i->x == 3)                  /* REC: the state and the log */
+        if (i->x == SEG_MODE_REC)       /* the state and the log */
             R(i->a) = vl_value_list2(R(i->a), R(i->b + VL_SEG_LOG));
-        if (i->x == 1)                  /* FIRST: (list y n log) */
+        if (i->x == SEG_MODE_FIRST)     /* (list y n log) */
             R(i->a) = vl_cpj_first_result(S, R(i->a),
                                           S->fuel_anchor - fuel
                                           - R(i->b + VL_SEG_ANCHOR).as.i,
                                           R(i->b + VL_SEG_LOG));
-        if (i->x == 1 || i->x == 3) {   /* a first run: counting stops */
+        if (vl_seg_mode_first(i->x)) {  /* counting stops */
             int64_t now = S->fuel_anchor - fuel;
             stop_counting(S, base, now - R(i->b + VL_SEG_ANCHOR).as.i);
             S->fuel_anchor = vl_delim_anchor(S, now);
@@ -1024,6 +1026,7 @@ do_return:
 /* ===== Control primitives ===== */
 
 #define I(op, a, b, c) {OP_##op, 0, a, b, c}
+#define SEG(op, mode, a, b, c) {OP_SEG_##op, SEG_MODE_##mode, a, b, c}
 
 /* A delimiter prototype's registers of its own start at operand a of its
    *_BEGIN instruction (vm/core/delimregs.h): its ctlreg. */
@@ -1085,28 +1088,28 @@ void vl_vm_init(VladState *S)
        C = 4 anchor, R5.. call block.  RUN s (free pos log): R1 pos, R2 log,
        C = 3 anchor, R4.. the resumed computation.  ADV s (free pos log m
        advance): C = 3 anchor, R5.. call block of (advance s m), a step
-       that SEG_BEGIN counts in (c = 1).  REC is ADV recording (x = 2), its
+       that SEG_BEGIN counts in (c = 1).  REC is ADV recording, its
        log R2 the first run's raw log so far, carried from chunk to chunk
        (vm/cpj/cpjfirst.c): it returns (list u log).  ADVANCE (u m) is a checkpoint
        delimiter whose body resumes u instead of calling a procedure:
        C = 3 deadline. */
     static const Instr seg_first[] = {
-        {OP_SEG_BEGIN, 1, 4, 0, 0}, I(MOVE, 6, 0, 0), I(MOVE, 7, 1, 0),
-        I(CALL, 5, 1, 0), {OP_SEG_END, 1, 5, 4, 0}, I(RETURN, 5, 0, 0)};
+        SEG(BEGIN, FIRST, 4, 0, 0), I(MOVE, 6, 0, 0), I(MOVE, 7, 1, 0),
+        I(CALL, 5, 1, 0), SEG(END, FIRST, 5, 4, 0), I(RETURN, 5, 0, 0)};
     static const Instr seg_run[] = {
         I(GETFREE, 3 + VL_SEG_POS, 0, 0), I(GETFREE, 3 + VL_SEG_LOG, 1, 0),
-        I(SEG_BEGIN, 3, 0, 0),
-        I(RESUME, 4, 0, 0), I(SEG_END, 4, 3, 0), I(RETURN, 4, 0, 0)};
+        SEG(BEGIN, RUN, 3, 0, 0), I(RESUME, 4, 0, 0),
+        SEG(END, RUN, 4, 3, 0), I(RETURN, 4, 0, 0)};
     static const Instr seg_adv[] = {
         I(GETFREE, 3 + VL_SEG_POS, 0, 0), I(GETFREE, 3 + VL_SEG_LOG, 1, 0),
-        I(SEG_BEGIN, 3, 0, 1),
+        SEG(BEGIN, ADV, 3, 0, 1),
         I(GETFREE, 6, 3, 0), I(MOVE, 7, 0, 0), I(GETFREE, 8, 2, 0),
-        I(CALL, 5, 2, 0), {OP_SEG_END, 2, 5, 3, 0}, I(RETURN, 5, 0, 0)};
+        I(CALL, 5, 2, 0), SEG(END, ADV, 5, 3, 0), I(RETURN, 5, 0, 0)};
     static const Instr seg_rec[] = {
         I(GETFREE, 3 + VL_SEG_POS, 0, 0), I(GETFREE, 3 + VL_SEG_LOG, 1, 0),
-        {OP_SEG_BEGIN, 2, 3, 0, 1},
+        SEG(BEGIN, REC, 3, 0, 1),
         I(GETFREE, 6, 3, 0), I(MOVE, 7, 0, 0), I(GETFREE, 8, 2, 0),
-        I(CALL, 5, 2, 0), {OP_SEG_END, 3, 5, 3, 0}, I(RETURN, 5, 0, 0)};
+        I(CALL, 5, 2, 0), SEG(END, REC, 5, 3, 0), I(RETURN, 5, 0, 0)};
     /* (%cpj-hide f x ybar): checkpoint-*j's run.  R0 f, R1 x, R2 ybar,
        C = 3 origin, R4 counted + 1, R5 the run's strategy (vm/cpj/cpj.c),
        R6 1 when it hides steps (not steps=all), R7.. the call of the driver,
@@ -1179,3 +1182,4 @@ void vl_vm_init(VladState *S)
     S->resume_value = bind_control(S, "resume", S->control[CTL_RESUME]);
 }
 #undef I
+#undef SEG
