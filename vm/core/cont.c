@@ -19,8 +19,8 @@
 #include "vm/core/delim.h"
 #include "vm/core/delimregs.h"
 #include "vm/core/except.h"
+#include "vm/core/limits.h"
 
-#define SLACK 8
 
 /* ===== The stack ===== */
 
@@ -345,7 +345,7 @@ static size_t frame_slots(const CapFrame *cf)
 static void place_frames(VladState *S, size_t *at, const ContRun *run,
                          uint32_t a, uint32_t b, int delimiters, int64_t now)
 {
-    size_t need = 2 + SLACK;
+    size_t need = 2 + VL_STACK_SLACK;
     for (uint32_t f = a; f < b; f++)
         need += frame_slots(&run->frames[f]);
     vl_cont_reserve(S, *at, need);
@@ -397,7 +397,7 @@ static void place_lazy(VladState *S, size_t *at, const ContSeg *seq)
             return;
         }
     }
-    vl_cont_reserve(S, *at, UNDERFLOW_BLOCK + 2 + SLACK);
+    vl_cont_reserve(S, *at, UNDERFLOW_BLOCK + 2 + VL_STACK_SLACK);
     Value *base = S->stack + *at;
     base[-1] = S->underflow_value;
     base[0] = vl_raw(0);
@@ -416,7 +416,7 @@ Value *vl_cont_reinstall(VladState *S, const Checkpoint *k, Value **base,
     vl_seg_present(S, k);                   /* (spill=DIR) */
     size_t boff = (size_t)(*base - S->stack);
     size_t at = boff + (size_t)dest + 2;
-    vl_cont_reserve(S, at, 3 + SLACK);
+    vl_cont_reserve(S, at, 3 + VL_STACK_SLACK);
     Value *b = S->stack + at;
     b[-2] = vl_raw(0);
     b[-2].aux = (uint32_t)dest + 2;
@@ -452,7 +452,7 @@ Value *vl_cont_reinstall(VladState *S, const Checkpoint *k, Value **base,
     }
     if (lazy != NULL)
         place_lazy(S, &at, lazy);
-    vl_cont_reserve(S, at, 1 + SLACK);
+    vl_cont_reserve(S, at, 1 + VL_STACK_SLACK);
     *base = S->stack + boff;
     Value *fb = S->stack + at - 2;
     fb[1] = k->callee;

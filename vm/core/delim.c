@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 #include "vm/core/delimregs.h"
+#include "vm/core/limits.h"
 
 /* ===== Step limits ===== */
 
@@ -66,7 +67,7 @@ int vl_delim_defer(VladState *S, Limit *l)
         || !vl_delim_starj_above(S, l->frame))
         return 0;
     l->deferred = 1;
-    l->deadline = INT64_MAX / 2;
+    l->deadline = VL_COUNT_SATURATED;
     recompute_mins(S, (size_t)(l - S->limits));
     return 1;
 }
@@ -109,7 +110,7 @@ void vl_delim_rewind(VladState *S, int64_t steps)
 
 void vl_delim_push_barrier(VladState *S, size_t frame, int up, int hides)
 {
-    vl_delim_push_limit(S, INT64_MAX / 2, frame);
+    vl_delim_push_limit(S, VL_COUNT_SATURATED, frame);
     Limit *l = &S->limits[S->nlimits - 1];
     l->barrier = up && hides;
     l->hides = hides;

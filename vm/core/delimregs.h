@@ -18,7 +18,7 @@
  *   PK_HIDE                    origin     counted + 1  strategy  hides
  *
  * deadline  the step at which the checkpoint's (or advance's) limit
- *           fires (INT64_MAX / 2: none); in a captured frame the steps
+ *           fires (VL_COUNT_SATURATED: none); in a captured frame the steps
  *           left (vm/core/cont.c, capture_value)
  * start     the step at which primops' call began; captured: the steps
  *           since

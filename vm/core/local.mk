@@ -14,6 +14,7 @@ libvlad_core_la_SOURCES += \
 	%reldir%/gc.c %reldir%/gc.h \
 	%reldir%/inline.h \
 	%reldir%/keymap.c %reldir%/keymap.h \
+	%reldir%/limits.h \
 	%reldir%/math1.h \
 	%reldir%/math2.h \
 	%reldir%/object.c %reldir%/object.h \

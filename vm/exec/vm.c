@@ -45,11 +45,11 @@
 #include "vm/core/delim.h"
 #include "vm/core/delimregs.h"
 #include "vm/core/except.h"
+#include "vm/core/limits.h"
 #include "vm/exec/prims.h"
 #include "vm/core/compile.h"
 #include "vm/core/print.h"
 
-#define SLACK 8             /* slots above nregs always available */
 #define BIT(id) ((uint64_t)1 << (id))
 
 /* ===== Argument adaptation ===== */
@@ -198,7 +198,7 @@ Value vl_vm_apply(VladState *S, Value fn, Value arg)
 {
     /* the stack is allocated on the first call: reserve before forming
        a pointer into it */
-    vl_cont_reserve(S, S->stack_top, 2 + 3 + SLACK);
+    vl_cont_reserve(S, S->stack_top, 2 + 3 + VL_STACK_SLACK);
     Value *base = S->stack + S->stack_top + 2;
     base[-2] = vl_raw(0);
     base[-2].as.ptr = NULL;
@@ -634,9 +634,9 @@ next:
                               "non-negative integer, got %s",
                               vl_print_to_string(S, k, 100));
         int64_t now = S->fuel_anchor - fuel;
-        /* beyond 2^62 steps no computation can run: no limit at all */
-        int64_t deadline = kd >= 4611686018427387904.0
-                           ? INT64_MAX / 2 : now + (int64_t)kd;
+        /* beyond VL_STEPS_MAX no computation can run: no limit at all */
+        int64_t deadline = kd >= (double)VL_STEPS_MAX
+                           ? VL_COUNT_SATURATED : now + (int64_t)kd;
         R(i->a + VL_CKPT_DEADLINE) = vl_raw(deadline);
         vl_delim_push_limit(S, deadline, (size_t)(base - S->stack));
         S->fuel_anchor = vl_delim_anchor(S, now);
@@ -973,11 +973,12 @@ enter:
         if (VL_LIKELY(fn.tag == VT_CLOSURE)) {
             Closure *c = AS_CLOSURE(fn);
             Proto *p = c->proto;
-            if (VL_UNLIKELY(fb + 2 + p->nregs + SLACK
+            if (VL_UNLIKELY(fb + 2 + p->nregs + VL_STACK_SLACK
                             > S->stack + S->stack_size)) {
                 SAVE();
                 size_t boff = (size_t)(base - S->stack);
-                vl_cont_ensure(S, &fb, 2 + (size_t)p->nregs + SLACK);
+                vl_cont_ensure(S, &fb,
+                               2 + (size_t)p->nregs + VL_STACK_SLACK);
                 base = S->stack + boff;
             }
             if (VL_UNLIKELY(p->nparams != nargs)) {

@@ -45,6 +45,7 @@
 #include "vm/core/delimregs.h"
 #include "vm/core/except.h"
 #include "vm/core/keymap.h"
+#include "vm/core/limits.h"
 #include "vm/ad/tape.h"
 #include "vm/core/unit.h"
 
@@ -335,8 +336,6 @@ static Value find_prim(Dec *d, int host, const char *name)
                  name);
 }
 
-#define STEP_MAX ((int64_t)1 << 62)
-
 /* The external an index names (the local mode). */
 static Value ext_at(Dec *d)
 {
@@ -452,7 +451,7 @@ static Value get_value(Dec *d, int role, int frame)
         int64_t x = vl_ckpt_get_i(&d->in);
         if (role == ROLE_TAG)
             return vl_raw(fresh_tag(d, x));
-        if (x < -STEP_MAX || x > STEP_MAX)
+        if (x < -VL_STEPS_MAX || x > VL_STEPS_MAX)
             bad(d, "a step count is %lld", (long long)x);
         return vl_raw(x);
     }
@@ -609,7 +608,7 @@ static void read_closure(Dec *d, int local)
 static int step_count(Value v)
 {
     double x = IS_REAL(v) ? vl_value_primal(v) : -1;
-    return x >= 0 && x == floor(x) && x <= 9e15;
+    return x >= 0 && x == floor(x) && x <= VL_POSITION_MAX;
 }
 
 /* The captured values of a closure; those of checkpoint-*j's segment
@@ -1101,13 +1100,13 @@ static void read_ckpt(Dec *d)
         k->bytes = vl_seg_bytes(k->nframes, vl_seg_values(k->seq));
         check_tags(d, so != NULL ? so->ix : NULL);
     }
-    /* positions are step counts (at most 9e15, vm/cpj/cpj.c); the bytes of a
+    /* positions are step counts (at most VL_POSITION_MAX); the bytes of a
        state's data are at most what a heap holds */
     k->position = vl_ckpt_get_i(&d->in);
     k->data_bytes = vl_ckpt_get_i(&d->in);
     unsigned m = vl_ckpt_get_byte(&d->in);
     if (m > 1 || k->data_bytes < 0 || k->data_bytes > ((int64_t)1 << 50)
-        || k->position < 0 || k->position > (int64_t)9e15)
+        || k->position < 0 || k->position > (int64_t)VL_POSITION_MAX)
         bad(d, "a checkpoint's figures are out of range");
     k->data_measured = (int)m;
     add_obj(d, R_CKPT, k);
@@ -1140,7 +1139,7 @@ static void read_info(CkptIn *in, CkptProgram *prog)
     prog->output_bytes = vl_ckpt_get_u(in);
     prog->input_bytes = vl_ckpt_get_u(in);
     prog->every = vl_ckpt_get_real(in);
-    if (!(prog->every >= 0 && prog->every <= 1e9))
+    if (!(prog->every >= 0 && prog->every <= VL_AUTOSAVE_MAX_SECONDS))
         vl_ckpt_bad(in, "an autosave interval of %g seconds", prog->every);
     prog->note = vl_ckpt_get_str(in, VL_READ_MAX_INPUT, NULL);
 }
