@@ -27,6 +27,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "vm/core/delimregs.h"
 #include "vm/core/except.h"
 #include "vm/core/print.h"
 #include "vm/ad/walk.h"
@@ -694,7 +695,7 @@ static void fresh_find(VladState *S, void *ud, const ContRun *run,
 {
     Fresh *fr = ud;
     const Proto *p = run->frames[f].closure->proto;
-    int64_t t = vl_seg_run_reg(run, f, p->ctlreg)->as.i;
+    int64_t t = vl_seg_run_reg(run, f, p->ctlreg + VL_AD_TAG)->as.i;
     if (fr->tag >= 0 ? t != fr->tag : !vl_ad_active(S, t))
         return;
     if (fr->rl == NULL)
@@ -709,11 +710,11 @@ static void fresh_patch(VladState *S, void *ud, const ContRun *run,
 {
     Fresh *fr = ud;
     const Proto *p = run->frames[f].closure->proto;
-    Value *t = vl_seg_run_reg(run, f, p->ctlreg);
+    Value *t = vl_seg_run_reg(run, f, p->ctlreg + VL_AD_TAG);
     t->as.i = vl_ad_relabel_tag(fr->rl, t->as.i);
     if (p->kind != PK_STARJ)
         return;
-    Value *end = vl_seg_run_reg(run, f, p->ctlreg + 2);
+    Value *end = vl_seg_run_reg(run, f, p->ctlreg + VL_STARJ_TAPE_END);
     if (end->tag == VT_RAW && end->as.ptr != NULL)
         end->as.ptr = vl_ad_relabel_tape(S, fr->rl, (TapeChunk *)end->as.ptr);
 }

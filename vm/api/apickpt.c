@@ -17,6 +17,7 @@
 #include "vm/persist/ckptload.h"
 #include "vm/persist/ckptsave.h"
 #include "vm/core/except.h"
+#include "vm/core/limits.h"
 #include "vm/persist/savefile.h"
 #include "vm/exec/toplevel.h"
 
@@ -190,7 +191,7 @@ VladStatus vlad_set_autosave(VladState *S, const char *path, double seconds,
         return VLAD_ERR_ARGUMENT;
     if (!vl_gc_thread_attach())
         return vl_toplevel_attach_error(S);
-    if (!(seconds >= 0) || seconds > 1e9)
+    if (!(seconds >= 0) || seconds > VL_AUTOSAVE_MAX_SECONDS)
         return vl_toplevel_fail(S, VLAD_ERR_ARGUMENT, "vlad_set_autosave: "
                                 "the interval must be between 0 and 1e9 "
                                 "seconds, got %g", seconds);

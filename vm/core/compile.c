@@ -35,6 +35,7 @@
 #include <string.h>
 #include "vm/core/except.h"
 #include "vm/core/state.h"
+#include "vm/core/delimregs.h"
 
 #define MAX_REGS 60000
 #define MAX_JUMP 32767
@@ -1033,7 +1034,6 @@ static void use_def(const Proto *p, const Instr *i, RegList *use,
     switch (i->op) {
     case OP_MOVE: add_reg(def, i->a); add_reg(use, i->b); break;
     case OP_LOADK: case OP_GETGLOBAL: case OP_GETFREE: case OP_SELF:
-    case OP_PRIMOPS_BEGIN:
         add_reg(def, i->a);
         break;
     case OP_DEFGLOBAL: case OP_JMPF: case OP_JMPT: case OP_RETURN:
@@ -1081,49 +1081,63 @@ static void use_def(const Proto *p, const Instr *i, RegList *use,
             add_reg(use, r);
         add_reg(def, i->a);
         break;
+    /* the delimiters: operand a of *_BEGIN, b of *_END is the frame's
+       first register of its own, C (vm/core/delimregs.h) */
     case OP_CKPT_BEGIN:
-        add_reg(def, i->a); add_reg(use, i->b);
+        add_reg(def, i->a + VL_CKPT_DEADLINE); add_reg(use, i->b);
+        break;
+    case OP_PRIMOPS_BEGIN:
+        add_reg(def, i->a + VL_PRIMOPS_START);
         break;
     case OP_JSTAR_BEGIN:
-        add_reg(def, i->a); add_reg(def, i->a + 3);
+        add_reg(def, i->a + VL_AD_TAG); add_reg(def, i->a + VL_JSTAR_INPUT);
         add_reg(use, i->b); add_reg(use, i->b + 1);
         break;
     case OP_JSTAR_END:
-        add_reg(use, i->a); add_reg(use, i->b); add_reg(def, i->a);
+        add_reg(use, i->a); add_reg(use, i->b + VL_AD_TAG);
+        add_reg(def, i->a);
         break;
     case OP_STARJ_BEGIN:
-        add_reg(def, i->a); add_reg(def, i->a + 1); add_reg(def, i->a + 2);
+        add_reg(def, i->a + VL_AD_TAG); add_reg(def, i->a + VL_STARJ_INPUT);
+        add_reg(def, i->a + VL_STARJ_TAPE_END);
         add_reg(use, i->b);
         break;
     case OP_STARJ_END:
         add_reg(use, i->a);
-        for (int r = i->b; r <= i->b + 3; r++)
+        for (int r = i->b + VL_STARJ_YBAR; r <= i->b + VL_STARJ_TAPE_END;
+             r++)
             add_reg(use, r);
         add_reg(def, i->a);
         break;
     case OP_SEG_BEGIN:
-        add_reg(def, i->a);
-        if (i->x) {
-            add_reg(def, i->a - 1); add_reg(def, i->a - 2);
+        add_reg(def, i->a + VL_SEG_ANCHOR);
+        if (vl_seg_mode_first(i->x)) {
+            add_reg(def, i->a + VL_SEG_LOG); add_reg(def, i->a + VL_SEG_POS);
         } else {
-            add_reg(use, i->a - 1); add_reg(use, i->a - 2);
+            add_reg(use, i->a + VL_SEG_LOG); add_reg(use, i->a + VL_SEG_POS);
         }
         break;
     case OP_SEG_END:
-        add_reg(use, i->a); add_reg(use, i->b); add_reg(use, i->b - 1);
+        add_reg(use, i->a); add_reg(use, i->b + VL_SEG_ANCHOR);
+        add_reg(use, i->b + VL_SEG_LOG);
         add_reg(def, i->a);
         break;
     case OP_HIDE_BEGIN:
-        for (int r = i->a; r <= i->a + 3; r++)
+        for (int r = i->a + VL_HIDE_ORIGIN; r <= i->a + VL_HIDE_HIDES; r++)
             add_reg(def, r);
         break;
-    case OP_HIDE_END:   /* (the strategy R[b+2] is read by vm/cpj/cpj.c) */
+    case OP_HIDE_END:   /* (the strategy is read by vm/cpj/cpj.c) */
         add_reg(use, i->a);
-        for (int r = i->b; r <= i->b + 3; r++)
+        for (int r = i->b + VL_HIDE_ORIGIN; r <= i->b + VL_HIDE_HIDES; r++)
             add_reg(use, r);
         break;
-    case OP_CKPT_END: case OP_PRIMOPS_END:
-        add_reg(use, i->a); add_reg(use, i->b); add_reg(def, i->a);
+    case OP_CKPT_END:
+        add_reg(use, i->a); add_reg(use, i->b + VL_CKPT_DEADLINE);
+        add_reg(def, i->a);
+        break;
+    case OP_PRIMOPS_END:
+        add_reg(use, i->a); add_reg(use, i->b + VL_PRIMOPS_START);
+        add_reg(def, i->a);
         break;
     default:
         break;

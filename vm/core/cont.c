@@ -17,9 +17,10 @@
 #include <string.h>
 #include "vm/core/compile.h"
 #include "vm/core/delim.h"
+#include "vm/core/delimregs.h"
 #include "vm/core/except.h"
+#include "vm/core/limits.h"
 
-#define SLACK 8
 
 /* ===== The stack ===== */
 
@@ -183,7 +184,7 @@ static Value capture_value(VladState *S, const Proto *p, const Value *caller,
                            int r, int64_t now)
 {
     Value v = caller[r];
-    if (p->kind == PK_STARJ && r == p->ctlreg + 2) {
+    if (p->kind == PK_STARJ && r == p->ctlreg + VL_STARJ_TAPE_END) {
         /* the tape of this *j, kept in S->ad while it runs: its last node
            (a tape value, which walks over the checkpoint map with the rest
            of the tape: vm/ad/ad.c, through_tape), or raw (chunk, fill) when
@@ -201,15 +202,16 @@ static Value capture_value(VladState *S, const Proto *p, const Value *caller,
                 break;
             }
     }
-    if (r == p->ctlreg && p->kind == PK_CHECKPOINT)
+    if (p->kind == PK_CHECKPOINT && r == p->ctlreg + VL_CKPT_DEADLINE)
         v = vl_raw(v.as.i - now);       /* remaining steps */
-    else if (r == p->ctlreg && (p->kind == PK_PRIMOPS
-                                || p->kind == PK_SEGMENT))
+    else if ((p->kind == PK_PRIMOPS && r == p->ctlreg + VL_PRIMOPS_START)
+             || (p->kind == PK_SEGMENT && r == p->ctlreg + VL_SEG_ANCHOR))
         v = vl_raw(now - v.as.i);       /* steps so far */
-    else if (r == p->ctlreg && p->kind == PK_HIDE)
+    else if (p->kind == PK_HIDE && r == p->ctlreg + VL_HIDE_ORIGIN) {
         /* the steps counted so far (vm/exec/vm.c, count_first_run) */
-        v = vl_raw(caller[r + 1].as.i > 0 ? caller[r + 1].as.i - 1
-                                          : now - v.as.i);
+        int64_t counted = caller[p->ctlreg + VL_HIDE_COUNTED].as.i;
+        v = vl_raw(counted > 0 ? counted - 1 : now - v.as.i);
+    }
     return v;
 }
 
@@ -343,7 +345,7 @@ static size_t frame_slots(const CapFrame *cf)
 static void place_frames(VladState *S, size_t *at, const ContRun *run,
                          uint32_t a, uint32_t b, int delimiters, int64_t now)
 {
-    size_t need = 2 + SLACK;
+    size_t need = 2 + VL_STACK_SLACK;
     for (uint32_t f = a; f < b; f++)
         need += frame_slots(&run->frames[f]);
     vl_cont_reserve(S, *at, need);
@@ -395,7 +397,7 @@ static void place_lazy(VladState *S, size_t *at, const ContSeg *seq)
             return;
         }
     }
-    vl_cont_reserve(S, *at, UNDERFLOW_BLOCK + 2 + SLACK);
+    vl_cont_reserve(S, *at, UNDERFLOW_BLOCK + 2 + VL_STACK_SLACK);
     Value *base = S->stack + *at;
     base[-1] = S->underflow_value;
     base[0] = vl_raw(0);
@@ -414,7 +416,7 @@ Value *vl_cont_reinstall(VladState *S, const Checkpoint *k, Value **base,
     vl_seg_present(S, k);                   /* (spill=DIR) */
     size_t boff = (size_t)(*base - S->stack);
     size_t at = boff + (size_t)dest + 2;
-    vl_cont_reserve(S, at, 3 + SLACK);
+    vl_cont_reserve(S, at, 3 + VL_STACK_SLACK);
     Value *b = S->stack + at;
     b[-2] = vl_raw(0);
     b[-2].aux = (uint32_t)dest + 2;
@@ -450,7 +452,7 @@ Value *vl_cont_reinstall(VladState *S, const Checkpoint *k, Value **base,
     }
     if (lazy != NULL)
         place_lazy(S, &at, lazy);
-    vl_cont_reserve(S, at, 1 + SLACK);
+    vl_cont_reserve(S, at, 1 + VL_STACK_SLACK);
     *base = S->stack + boff;
     Value *fb = S->stack + at - 2;
     fb[1] = k->callee;

@@ -6,6 +6,8 @@
 #include "vm/core/delim.h"
 
 #include <stdint.h>
+#include "vm/core/delimregs.h"
+#include "vm/core/limits.h"
 
 /* ===== Step limits ===== */
 
@@ -65,7 +67,7 @@ int vl_delim_defer(VladState *S, Limit *l)
         || !vl_delim_starj_above(S, l->frame))
         return 0;
     l->deferred = 1;
-    l->deadline = INT64_MAX / 2;
+    l->deadline = VL_COUNT_SATURATED;
     recompute_mins(S, (size_t)(l - S->limits));
     return 1;
 }
@@ -108,7 +110,7 @@ void vl_delim_rewind(VladState *S, int64_t steps)
 
 void vl_delim_push_barrier(VladState *S, size_t frame, int up, int hides)
 {
-    vl_delim_push_limit(S, INT64_MAX / 2, frame);
+    vl_delim_push_limit(S, VL_COUNT_SATURATED, frame);
     Limit *l = &S->limits[S->nlimits - 1];
     l->barrier = up && hides;
     l->hides = hides;
@@ -222,28 +224,33 @@ void vl_delim_cut(VladState *S, size_t delim)
 void vl_delim_reinstall(VladState *S, const Proto *p, Value *b,
                         int64_t now)
 {
+    Value *c = b + p->ctlreg;               /* vm/core/delimregs.h */
     if (p->kind == PK_CHECKPOINT) {
-        b[p->ctlreg] = vl_raw(now + b[p->ctlreg].as.i);
-        vl_delim_push_limit(S, b[p->ctlreg].as.i, (size_t)(b - S->stack));
-    } else if (p->kind == PK_PRIMOPS || p->kind == PK_SEGMENT) {
-        b[p->ctlreg] = vl_raw(now - b[p->ctlreg].as.i);
+        c[VL_CKPT_DEADLINE] = vl_raw(now + c[VL_CKPT_DEADLINE].as.i);
+        vl_delim_push_limit(S, c[VL_CKPT_DEADLINE].as.i,
+                            (size_t)(b - S->stack));
+    } else if (p->kind == PK_PRIMOPS) {
+        c[VL_PRIMOPS_START] = vl_raw(now - c[VL_PRIMOPS_START].as.i);
+    } else if (p->kind == PK_SEGMENT) {
+        c[VL_SEG_ANCHOR] = vl_raw(now - c[VL_SEG_ANCHOR].as.i);
     } else if (p->kind == PK_HIDE) {
         /* the steps counted go on from here; the barrier is down while
            a first run's segment (above) runs */
-        b[p->ctlreg] = vl_raw(now - b[p->ctlreg].as.i);
+        c[VL_HIDE_ORIGIN] = vl_raw(now - c[VL_HIDE_ORIGIN].as.i);
         vl_delim_push_barrier(S, (size_t)(b - S->stack),
-                              b[p->ctlreg + 1].as.i != 0,
-                              b[p->ctlreg + 3].as.i != 0);
+                              c[VL_HIDE_COUNTED].as.i != 0,
+                              c[VL_HIDE_HIDES].as.i != 0);
     }
     if (p->kind == PK_JSTAR) {
-        vl_delim_push_ad(S, b[p->ctlreg].as.i, 0, (size_t)(b - S->stack), NULL, 0);
+        vl_delim_push_ad(S, c[VL_AD_TAG].as.i, 0, (size_t)(b - S->stack),
+                         NULL, 0);
     } else if (p->kind == PK_SEGMENT) {
-        vl_delim_push_seg(S, (size_t)(b - S->stack), b[p->ctlreg].as.i,
+        vl_delim_push_seg(S, (size_t)(b - S->stack), c[VL_SEG_ANCHOR].as.i,
                     p != S->control[CTL_SEG_FIRST]
-                    && p != S->control[CTL_SEG_REC], b[p->ctlreg - 1]);
+                    && p != S->control[CTL_SEG_REC], c[VL_SEG_LOG]);
     } else if (p->kind == PK_STARJ) {
-        Value end = b[p->ctlreg + 2];       /* see capture_value */
-        vl_delim_push_ad(S, b[p->ctlreg].as.i, 1, (size_t)(b - S->stack),
+        Value end = c[VL_STARJ_TAPE_END];   /* see capture_value */
+        vl_delim_push_ad(S, c[VL_AD_TAG].as.i, 1, (size_t)(b - S->stack),
                    (TapeChunk *)end.as.ptr,
                    end.tag == VT_TAPE ? (end.aux & VL_AUX_BITS) + 1
                                       : end.aux);

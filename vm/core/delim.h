@@ -5,9 +5,10 @@
  * the advances of checkpoint-*j (a step limit), primops (a step count),
  * j* and *j (an AD invocation: its tag; *j's tape), and checkpoint-*j's
  * segments (where a step is, and the effect log).  Each delimiter frame
- * holds all of it in its own registers (from its prototype's 'ctlreg':
- * vm/exec/vm.c says which), so a captured continuation carries it with the
- * frames and nothing else (vm/core/cont.c).  For speed the VM also keeps,
+ * holds all of it in its own registers (around its prototype's 'ctlreg':
+ * vm/core/delimregs.h names them), so a captured continuation carries it
+ * with the frames and nothing else (vm/core/cont.c).  For speed the VM
+ * also keeps,
  * for the delimiters on the stack, three side stacks ordered by frame,
  * innermost last:
  *

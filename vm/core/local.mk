@@ -8,12 +8,14 @@ libvlad_core_la_SOURCES += \
 	%reldir%/cont.c %reldir%/cont.h \
 	%reldir%/contseg.c %reldir%/contseg.h \
 	%reldir%/delim.c %reldir%/delim.h \
+	%reldir%/delimregs.h \
 	%reldir%/disasm.c %reldir%/disasm.h \
 	%reldir%/except.c %reldir%/except.h \
 	%reldir%/features.h \
 	%reldir%/gc.c %reldir%/gc.h \
 	%reldir%/inline.h \
 	%reldir%/keymap.c %reldir%/keymap.h \
+	%reldir%/limits.h \
 	%reldir%/math1.h \
 	%reldir%/math2.h \
 	%reldir%/object.c %reldir%/object.h \

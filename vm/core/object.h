@@ -153,8 +153,8 @@ typedef struct Proto {
     uint16_t nparams;       /* 1, or n > 1 when the pattern is a tuple of
                                n variables received unboxed in R[0..n-1] */
     uint16_t nfree;         /* captured values */
-    uint16_t ctlreg;        /* control prototypes: the register holding
-                               the raw step count of the delimiter */
+    uint16_t ctlreg;        /* delimiter prototypes: the first register
+                               of the frame's own (vm/core/delimregs.h) */
     uint8_t kind;           /* a ProtoKind */
     uint8_t prelude;        /* compiled in the prelude's environment */
     const struct VlUnit *unit; /* the top-level form it was compiled from

@@ -17,6 +17,10 @@
  * not steps.  The step counter ticks in CALL and TAILCALL only (see
  * vm/exec/vm.c, "Steps").
  *
+ * The delimiters' instructions (CKPT_BEGIN ... HIDE_END) keep their state
+ * in the frame's registers from C, operand a of a *_BEGIN and b of an
+ * *_END: C + VL_AD_TAG and the other slots of vm/core/delimregs.h.
+ *
  * OP(name, comment)
  */
 #define VL_OPCODES(OP) \
@@ -62,25 +66,34 @@
     OP(PRIM1,     "R[a] = inlinable unary primitive c applied to R[b]") \
     OP(PRIM2,     "R[a] = inlinable binary primitive x on R[b], R[c]") \
     OP(JPRIM1,    "unless (unary predicate x of R[a]) jump by off") \
-    OP(CKPT_BEGIN,   "checkpoint: validate k in R[b], push limit in R[a]") \
-    OP(CKPT_END,     "checkpoint: R[a] = finished checkpoint of R[a]") \
-    OP(PRIMOPS_BEGIN,"primops: R[a] = current step count (raw)") \
-    OP(PRIMOPS_END,  "primops: R[a] = (list R[a] (- now R[b]))") \
+    OP(CKPT_BEGIN,   "checkpoint: validate k in R[b], push the limit, "\
+                     "its deadline in C = a; x = 1: the advance delimiter") \
+    OP(CKPT_END,     "checkpoint: R[a] = finished checkpoint of R[a]; "\
+                     "C = b") \
+    OP(PRIMOPS_BEGIN,"primops: start (C = a) = current step count (raw)") \
+    OP(PRIMOPS_END,  "primops: R[a] = (list R[a] (- now start)), C = b") \
     OP(RESUME,       "resume R[b]: reinstall its frames, result to R[a]") \
-    OP(JSTAR_BEGIN,  "j*: R[a] = new tag, R[a+3] = x R[b] bundled with R[b+1]") \
-    OP(JSTAR_END,    "j*: R[a] = (list y y') from result R[a], tag R[b]") \
-    OP(STARJ_BEGIN,  "*j: R[a] = new tag, R[a+1] = x R[b] tapified") \
-    OP(STARJ_END,    "*j: R[a] = (list y x`) from result R[a], y` R[b], "\
-                     "tag R[b+1], x nodes R[b+2]") \
-    OP(SEG_BEGIN,    "segment: R[a] = position anchor from pos R[a-2] "\
-                     "(+ c), log R[a-1]; x = 1: first run") \
-    OP(SEG_END,      "segment: end; x = 1: R[a] = (list R[a] n log)") \
-    OP(HIDE_BEGIN,   "%cpj-hide: R[a] = the origin of its counted steps, "\
-                     "R[a+1] = 1 + those counted so far (0: counting), "\
-                     "R[a+2] = the run's strategy, R[a+3] = 1: it hides "\
-                     "steps (not steps=all)") \
-    OP(HIDE_END,     "%cpj-hide: end: the clock back to origin R[b] plus "\
-                     "the steps counted, R[b+1] - 1") \
+    OP(JSTAR_BEGIN,  "j*: tag (C = a) = new tag, input = x R[b] bundled "\
+                     "with R[b+1]") \
+    OP(JSTAR_END,    "j*: R[a] = (list y y') from result R[a], tag; C = b") \
+    OP(STARJ_BEGIN,  "*j: tag (C = a) = new tag, input = x R[b] tapified "\
+                     "(c = 1: its active reals only)") \
+    OP(STARJ_END,    "*j: R[a] = (list y x`) from result R[a], y`, tag, "\
+                     "input; C = b") \
+    OP(SEG_BEGIN,    "segment of mode x (SegMode): anchor (C = a) = the "\
+                     "step of position 0, from pos (+ c) and now; FIRST: "\
+                     "pos = 0, log = a new recording log; FIRST, REC: "\
+                     "its steps count; push the segment (log)") \
+    OP(SEG_END,      "segment of mode x ends (C = b): FIRST: R[a] = (list "\
+                     "R[a] n log); ADV, REC: the position where the "\
+                     "checkpoint R[a] stopped; REC: R[a] = (list R[a] "\
+                     "log); FIRST, REC: counting stops") \
+    OP(HIDE_BEGIN,   "%cpj-hide: origin (C = a) = the origin of its counted "\
+                     "steps, counted = 1 + those counted so far (0: "\
+                     "counting), strategy = the run's, hides = 1: it "\
+                     "hides steps (not steps=all)") \
+    OP(HIDE_END,     "%cpj-hide: end (C = b): the clock back to origin "\
+                     "plus the steps counted, counted - 1") \
     OP(UNDERFLOW,    "copy the next frames of the sequence in R[0] back "\
                      "and return R[a] to the topmost (vm/core/cont.h)") \
     OP(REVAPPEND,    "R[a] = the elements of the list R[b] in reverse "\
@@ -93,3 +106,23 @@ typedef enum Opcode {
 #undef VL_OP_ENUM
     OP__COUNT
 } Opcode;
+
+/* The mode of SEG_BEGIN and SEG_END (their x): which of checkpoint-*j's
+   segment prototypes (vm/cpj/cpj.h; assembled in vm/exec/vm.c) runs. */
+typedef enum SegMode {
+    SEG_MODE_RUN,       /* CTL_SEG_RUN: resume a state to the end,
+                           replaying the log */
+    SEG_MODE_FIRST,     /* CTL_SEG_FIRST: the first run, (f x), whole:
+                           returns (list y n log) */
+    SEG_MODE_ADV,       /* CTL_SEG_ADV: advance a state by m steps,
+                           replaying the log */
+    SEG_MODE_REC        /* CTL_SEG_REC: a chunk of the first run, an ADV
+                           that records: returns (list u log) */
+} SegMode;
+
+/* Whether a segment of mode x runs (part of) the first run: its steps
+   count, it records the effects (the others replay them). */
+static inline int vl_seg_mode_first(int x)
+{
+    return x == SEG_MODE_FIRST || x == SEG_MODE_REC;
+}

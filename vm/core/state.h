@@ -96,8 +96,11 @@ enum {
                            reals of s marked active (vm/core/value.h) */
     CTL_UNDERFLOW,      /* stands for frames of a resumed checkpoint not
                            copied back yet (vm/core/contseg.h) */
-    CTL_HIDE            /* (%cpj-hide f x): checkpoint-*j's driver, the
+    CTL_HIDE,           /* (%cpj-hide f x): checkpoint-*j's driver, the
                            steps beyond its first run not counted */
+    CTL__COUNT          /* how many: the indices are numbers of checkpoint
+                           files (vm/persist/ckptsave.c), a new one goes
+                           here */
 };
 
 /* Index of the CALL instruction in the checkpoint prototype (its result
@@ -136,7 +139,7 @@ struct VladState {
                                        (vm/core/stdinwait.h): its read end */
     volatile sig_atomic_t wake_wr;  /* its write end + 1; 0: none yet */
 
-    Proto *control[16];             /* prototypes of control primitives,
+    Proto *control[CTL__COUNT];     /* prototypes of control primitives,
                                        by CTL_ index (built by vm/exec/vm.c) */
     Value resume_value;             /* the resume primitive (a closure) */
 

@@ -27,7 +27,9 @@
 #include "vm/ad/ad.h"
 #include "vm/core/cont.h"
 #include "vm/core/delim.h"
+#include "vm/core/delimregs.h"
 #include "vm/core/except.h"
+#include "vm/core/limits.h"
 #include "vm/core/object.h"
 #include "vm/core/print.h"
 #include "vm/persist/spill.h"
@@ -104,7 +106,7 @@ static int parse_count(const char *v, size_t len, int64_t *out)
             return 0;
     errno = 0;
     long long x = strtoll(buf, NULL, 10);
-    if (errno != 0 || x > (1LL << 53))
+    if (errno != 0 || x > VL_EXACT_INT_MAX)
         return 0;
     *out = x;
     return 1;
@@ -246,7 +248,7 @@ static const Value *run_value(VladState *S)
     if (h == NULL)
         return NULL;
     const Value *hb = S->stack + h->frame;
-    return &hb[AS_CLOSURE(hb[-1])->proto->ctlreg + 2];
+    return &hb[AS_CLOSURE(hb[-1])->proto->ctlreg + VL_HIDE_STRATEGY];
 }
 
 
@@ -272,7 +274,7 @@ static int strategy_count(Value *v, int64_t *out)
     if (!IS_PAIR(*v) || !IS_REAL(AS_PAIR(*v)->car))
         return 0;
     double x = vl_value_primal(AS_PAIR(*v)->car);
-    if (!(x >= 0 && x <= 9007199254740992.0 && x == floor(x)))
+    if (!(x >= 0 && x <= (double)VL_EXACT_INT_MAX && x == floor(x)))
         return 0;
     *out = (int64_t)x;
     *v = AS_PAIR(*v)->cdr;
@@ -328,8 +330,6 @@ const CpjStrategy *vl_cpj_run_strategy(VladState *S)
     return &c->run;
 }
 
-#define BETA_SAT (INT64_MAX / 2)
-
 static int64_t gcd64(int64_t a, int64_t b)
 {
     while (b != 0) {
@@ -340,7 +340,8 @@ static int64_t gcd64(int64_t a, int64_t b)
     return a;
 }
 
-/* beta(s, r) = C(s + r, s) = C(s + r, r), exact, saturating at 2^62.
+/* beta(s, r) = C(s + r, s) = C(s + r, r), exact, saturating at
+   VL_COUNT_SATURATED (2^62 - 1).
    The product runs over k = 1 .. min(s, r): each factor (max + k) / k is
    at least 2, so it saturates within 62 factors whatever s and r are
    (H1: it ran over all s, 10^9 factors for slots=1e9, at every split). */
@@ -354,8 +355,8 @@ static int64_t beta(int64_t s, int64_t r)
            g = gcd(b, k), k / g divides hi + k */
         int64_t g = gcd64(b, k), f = (hi + k) / (k / g);
         b /= g;
-        if (b > BETA_SAT / f)
-            return BETA_SAT;
+        if (b > VL_COUNT_SATURATED / f)
+            return VL_COUNT_SATURATED;
         b *= f;
     }
     return b;
@@ -617,7 +618,7 @@ int vl_cpj_plan_budget(const CpjStrategy *st, int64_t n, int64_t snapshot,
         } else {
             break;          /* larger bases leave even less room */
         }
-        if (st->base > 0 || b >= n || b > ((int64_t)1 << 52))
+        if (st->base > 0 || b >= n || b > VL_EXACT_INT_MAX / 2)
             break;
     }
     return found;
@@ -710,7 +711,8 @@ static void record_down_to(VladState *S, size_t stop, Value v)
     for (size_t k = S->nseg; k-- > stop;) {
         CpjSeg *e = &S->seg[k];
         Value *frame = S->stack + e->frame;
-        Value *slot = frame + AS_CLOSURE(frame[-1])->proto->ctlreg - 1;
+        Value *slot = frame + AS_CLOSURE(frame[-1])->proto->ctlreg
+                      + VL_SEG_LOG;
         LogEntry *n = vl_gc_alloc(sizeof *n);
         n->pos = position(S, e);
         n->value = v;
@@ -759,7 +761,7 @@ int64_t vl_cpj_step_count(VladState *S, Value v)
     /* the driver's own numbers may have been made reals of an enclosing
        *j or j* when a state holding them was differentiated */
     double x = IS_REAL(v) ? vl_value_primal(v) : -1;
-    if (!(x >= 0) || x != floor(x) || x > 9e15)
+    if (!(x >= 0) || x != floor(x) || x > VL_POSITION_MAX)
         vl_except_runtime(S, VLAD_ERR_RUNTIME,
                           "checkpoint-*j: expected a step count, got %s",
                           vl_print_to_string(S, v, 60));
@@ -805,9 +807,10 @@ static Value p_advancer(VladState *S, Value *args)
 /* A base (>= 1) argument. */
 static int64_t base_arg(VladState *S, Value v)
 {
-    /* up to 2^53, as base=N is parsed (a step count stops at 9e15) */
+    /* up to VL_EXACT_INT_MAX, as base=N is parsed (a step count stops at
+       VL_POSITION_MAX) */
     double x = IS_REAL(v) ? vl_value_primal(v) : -1;
-    int64_t b = x >= 1 && x == floor(x) && x <= 9007199254740992.0
+    int64_t b = x >= 1 && x == floor(x) && x <= (double)VL_EXACT_INT_MAX
                 ? (int64_t)x : 0;
     if (b < 1)
         vl_except_runtime(S, VLAD_ERR_RUNTIME,

@@ -31,6 +31,7 @@
 
 #include "vm/core/contseg.h"
 #include "vm/core/except.h"
+#include "vm/core/limits.h"
 #include "vm/core/object.h"
 #include "vm/core/print.h"
 
@@ -148,7 +149,7 @@ static Value p_keep(VladState *S, Value *args)
            of the run's (a state that grows with the run) */
         u->data_bytes = vl_cpj_snapshot_data_bytes(S, args[0]);
         double reals = (double)u->data_bytes / VL_CPJ_DATA_BYTES_PER_REAL;
-        while ((double)k < MEASURE_SPAN * reals && k < ((int64_t)1 << 52))
+        while ((double)k < MEASURE_SPAN * reals && k < VL_EXACT_INT_MAX / 2)
             k *= 2;
     }
     vl_cpj_count_held(S, args[0]);
@@ -174,7 +175,7 @@ static Value p_keep(VladState *S, Value *args)
     double room = st->spill != NULL ? INFINITY
                   : (double)st->budget * VL_CPJ_HEAP_SHARE;
     while (c > 0 && (c > KEEP_MAX || (double)bytes > room)) {
-        if (k >= ((int64_t)1 << 52)) {
+        if (k >= VL_EXACT_INT_MAX / 2) {
             /* the spacing cannot double any more (positions past any
                real run's: a forged saved state): keep none */
             for (size_t r = 0; r < c; r++)
@@ -186,11 +187,11 @@ static Value p_keep(VladState *S, Value *args)
                                    keep none, try again twice as far */
             vl_cpj_count_released(S, v[0]);
             c = 0;
-            k = k < ((int64_t)1 << 52) ? 2 * k : k;
+            k = k < VL_EXACT_INT_MAX / 2 ? 2 * k : k;
             break;
         }
         /* double the spacing; keep the first state of each interval */
-        k = k < ((int64_t)1 << 52) ? 2 * k : k;
+        k = k < VL_EXACT_INT_MAX / 2 ? 2 * k : k;
         size_t w = 0;
         int64_t last = 0;
         bytes = 0;

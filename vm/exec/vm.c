@@ -43,12 +43,13 @@
 #include "vm/cpj/cpj.h"
 #include "vm/core/cont.h"
 #include "vm/core/delim.h"
+#include "vm/core/delimregs.h"
 #include "vm/core/except.h"
+#include "vm/core/limits.h"
 #include "vm/exec/prims.h"
 #include "vm/core/compile.h"
 #include "vm/core/print.h"
 
-#define SLACK 8             /* slots above nregs always available */
 #define BIT(id) ((uint64_t)1 << (id))
 
 /* ===== Argument adaptation ===== */
@@ -112,11 +113,13 @@ static void adapt_args(VladState *S, Value fn, Value *args, int nargs,
 /* checkpoint-*j runs under a %cpj-hide frame (vm/core/delim.h): from outside
    it takes the steps *j would take -- those of its first run, (f x) -- at
    the step it started plus the position in that run, whatever its
-   strategy re-executes and wherever it runs.  R[ctlreg] of that frame is
-   the origin of those steps (position p is step origin + p), R[ctlreg+1]
-   1 + the steps counted so far, or 0 while a first run's segment runs.
+   strategy re-executes and wherever it runs.  Its VL_HIDE_ORIGIN register
+   is the origin of those steps (position p is step origin + p), its
+   VL_HIDE_COUNTED 1 + the steps counted so far, or 0 while a first run's
+   segment runs (vm/core/delimregs.h).
 
-   A first run's segment (SEG_BEGIN, x != 0) starting in the frame at
+   A first run's segment (SEG_MODE_FIRST, SEG_MODE_REC) starting in the
+   frame at
    'base', with positions from 'anchor' at step 'now': the clock moves to
    the origin's scale (returned; *anchor becomes the origin) and the
    barrier comes down, so the steps count and the limits below fire. */
@@ -138,11 +141,11 @@ static int64_t count_first_run(VladState *S, const Value *base,
     Value *reg = hiding_frame(S, base, &h);
     if (reg == NULL)
         return now;
-    int64_t origin = reg[0].as.i;
+    int64_t origin = reg[VL_HIDE_ORIGIN].as.i;
     vl_delim_rewind(S, *anchor - origin);
     now += origin - *anchor;
     *anchor = origin;
-    reg[1] = vl_raw(0);
+    reg[VL_HIDE_COUNTED] = vl_raw(0);
     vl_delim_set_barrier(S, h, 0);
     return now;
 }
@@ -155,7 +158,7 @@ static void stop_counting(VladState *S, const Value *base, int64_t counted)
     Value *reg = hiding_frame(S, base, &h);
     if (reg == NULL)
         return;
-    reg[1] = vl_raw(counted + 1);
+    reg[VL_HIDE_COUNTED] = vl_raw(counted + 1);
     vl_delim_set_barrier(S, h, 1);
 }
 
@@ -195,7 +198,7 @@ Value vl_vm_apply(VladState *S, Value fn, Value arg)
 {
     /* the stack is allocated on the first call: reserve before forming
        a pointer into it */
-    vl_cont_reserve(S, S->stack_top, 2 + 3 + SLACK);
+    vl_cont_reserve(S, S->stack_top, 2 + 3 + VL_STACK_SLACK);
     Value *base = S->stack + S->stack_top + 2;
     base[-2] = vl_raw(0);
     base[-2].as.ptr = NULL;
@@ -687,10 +690,10 @@ next:
                               "non-negative integer, got %s",
                               vl_print_to_string(S, k, 100));
         int64_t now = S->fuel_anchor - fuel;
-        /* beyond 2^62 steps no computation can run: no limit at all */
-        int64_t deadline = kd >= 4611686018427387904.0
-                           ? INT64_MAX / 2 : now + (int64_t)kd;
-        R(i->a) = vl_raw(deadline);
+        /* beyond VL_STEPS_MAX no computation can run: no limit at all */
+        int64_t deadline = kd >= (double)VL_STEPS_MAX
+                           ? VL_COUNT_SATURATED : now + (int64_t)kd;
+        R(i->a + VL_CKPT_DEADLINE) = vl_raw(deadline);
         vl_delim_push_limit(S, deadline, (size_t)(base - S->stack));
         S->fuel_anchor = vl_delim_anchor(S, now);
         fuel = S->fuel_anchor - now;
@@ -708,11 +711,11 @@ next:
     VM_CASE(PRIMOPS_BEGIN) {
         SAVE();
         check_procedure(S, "primops", R(0));
-        R(i->a) = vl_raw(S->fuel_anchor - fuel);
+        R(i->a + VL_PRIMOPS_START) = vl_raw(S->fuel_anchor - fuel);
         VM_NEXT();
     }
     VM_CASE(PRIMOPS_END) {
-        int64_t n = S->fuel_anchor - fuel - R(i->b).as.i;
+        int64_t n = S->fuel_anchor - fuel - R(i->b + VL_PRIMOPS_START).as.i;
         SAVE();
         R(i->a) = vl_value_list2(R(i->a), vl_num((double)n));
         VM_NEXT();
@@ -741,38 +744,41 @@ next:
     VM_CASE(SEG_BEGIN) {
         SAVE();
         int64_t now = S->fuel_anchor - fuel;
-        if (i->x == 1) {                        /* FIRST */
+        int first = vl_seg_mode_first(i->x);
+        if (i->x == SEG_MODE_FIRST) {
             check_procedure(S, "checkpoint-*j", R(0));
-            R(i->a - 2) = vl_num(0);
-            R(i->a - 1) = vl_raw_ptr(VL_RAW_LOG_LIST, NULL);
+            R(i->a + VL_SEG_POS) = vl_num(0);
+            R(i->a + VL_SEG_LOG) = vl_raw_ptr(VL_RAW_LOG_LIST, NULL);
         }
         int64_t anchor = now + i->c
-                         - (int64_t)vl_value_primal(R(i->a - 2));
-        if (i->x != 0) {        /* a first run: its steps are counted */
+                         - (int64_t)vl_value_primal(R(i->a + VL_SEG_POS));
+        if (first) {            /* a first run: its steps are counted */
             now = count_first_run(S, base, &anchor, now);
             S->fuel_anchor = vl_delim_anchor(S, now);
             fuel = S->fuel_anchor - now;
         }
-        R(i->a) = vl_raw(anchor);
+        R(i->a + VL_SEG_ANCHOR) = vl_raw(anchor);
         vl_delim_push_seg(S, (size_t)(base - S->stack), anchor,
-                          i->x == 0, R(i->a - 1));  /* ADV, RUN replay */
+                          !first, R(i->a + VL_SEG_LOG));  /* replays */
         VM_NEXT();
     }
     VM_CASE(SEG_END) {
         SAVE();
         vl_delim_pop_segs(S, (size_t)(base - S->stack));
-        if (i->x >= 2 && IS_CKPT(R(i->a)))  /* ADV, REC: where it stopped */
+        if ((i->x == SEG_MODE_ADV || i->x == SEG_MODE_REC)
+            && IS_CKPT(R(i->a)))        /* where it stopped */
             AS_CKPT(R(i->a))->position = S->fuel_anchor - fuel
-                                         - R(i->b).as.i;
-        if (i->x == 3)                  /* REC: the state and the log */
-            R(i->a) = vl_value_list2(R(i->a), R(i->b - 1));
-        if (i->x == 1)                  /* FIRST: (list y n log) */
+                                         - R(i->b + VL_SEG_ANCHOR).as.i;
+        if (i->x == SEG_MODE_REC)       /* the state and the log */
+            R(i->a) = vl_value_list2(R(i->a), R(i->b + VL_SEG_LOG));
+        if (i->x == SEG_MODE_FIRST)     /* (list y n log) */
             R(i->a) = vl_cpj_first_result(S, R(i->a),
                                           S->fuel_anchor - fuel
-                                          - R(i->b).as.i, R(i->b - 1));
-        if (i->x == 1 || i->x == 3) {   /* a first run: counting stops */
+                                          - R(i->b + VL_SEG_ANCHOR).as.i,
+                                          R(i->b + VL_SEG_LOG));
+        if (vl_seg_mode_first(i->x)) {  /* counting stops */
             int64_t now = S->fuel_anchor - fuel;
-            stop_counting(S, base, now - R(i->b).as.i);
+            stop_counting(S, base, now - R(i->b + VL_SEG_ANCHOR).as.i);
             S->fuel_anchor = vl_delim_anchor(S, now);
             fuel = S->fuel_anchor - now;
         }
@@ -786,10 +792,10 @@ next:
         int64_t now = S->fuel_anchor - fuel;
         Value st = vl_cpj_start_strategy(S);
         int hides = !vl_cpj_counts_all(st);
-        R(i->a) = vl_raw(now - hides);
-        R(i->a + 1) = vl_raw(1);
-        R(i->a + 2) = st;
-        R(i->a + 3) = vl_raw(hides);
+        R(i->a + VL_HIDE_ORIGIN) = vl_raw(now - hides);
+        R(i->a + VL_HIDE_COUNTED) = vl_raw(1);
+        R(i->a + VL_HIDE_STRATEGY) = st;
+        R(i->a + VL_HIDE_HIDES) = vl_raw(hides);
         vl_delim_push_barrier(S, (size_t)(base - S->stack), 1, hides);
         S->fuel_anchor = vl_delim_anchor(S, now);
         fuel = S->fuel_anchor - now;
@@ -800,8 +806,9 @@ next:
         SAVE();
         int64_t now = S->fuel_anchor - fuel;
         vl_delim_pop_limit(S);
-        if (R(i->b + 3).as.i) {         /* (not under steps=all) */
-            now = R(i->b).as.i + R(i->b + 1).as.i - 1;
+        if (R(i->b + VL_HIDE_HIDES).as.i) {     /* (not under steps=all) */
+            now = R(i->b + VL_HIDE_ORIGIN).as.i
+                  + R(i->b + VL_HIDE_COUNTED).as.i - 1;
             vl_delim_rewind(S, S->fuel_anchor - fuel - now);
         }
         S->fuel_anchor = vl_delim_anchor(S, now);
@@ -813,15 +820,16 @@ next:
         SAVE();
         check_procedure(S, "j*", R(0));
         int64_t tag = ++S->next_tag;
-        R(i->a + 3) = vl_ad_bundle(S, tag, R(i->b), R(i->b + 1));
-        R(i->a) = vl_raw(tag);
+        R(i->a + VL_JSTAR_INPUT) = vl_ad_bundle(S, tag, R(i->b),
+                                                R(i->b + 1));
+        R(i->a + VL_AD_TAG) = vl_raw(tag);
         vl_delim_push_ad(S, tag, 0, (size_t)(base - S->stack), NULL, 0);
         VM_NEXT();
     }
     VM_CASE(JSTAR_END) {
         SAVE();
         vl_delim_pop_ad(S);
-        R(i->a) = vl_ad_jstar_result(S, R(i->b).as.i, R(i->a));
+        R(i->a) = vl_ad_jstar_result(S, R(i->b + VL_AD_TAG).as.i, R(i->a));
         VM_NEXT();
     }
     VM_CASE(STARJ_BEGIN) {
@@ -829,9 +837,9 @@ next:
         check_procedure(S, "*j", R(0));
         int64_t tag = ++S->next_tag;
         vl_delim_push_ad(S, tag, 1, (size_t)(base - S->stack), NULL, 0);
-        R(i->a + 1) = vl_ad_tapify(S, tag, R(i->b), i->c);
-        R(i->a) = vl_raw(tag);
-        R(i->a + 2) = UNDEF_VAL;
+        R(i->a + VL_STARJ_INPUT) = vl_ad_tapify(S, tag, R(i->b), i->c);
+        R(i->a + VL_AD_TAG) = vl_raw(tag);
+        R(i->a + VL_STARJ_TAPE_END) = UNDEF_VAL;
         VM_NEXT();
     }
     VM_CASE(STARJ_END) {
@@ -849,8 +857,10 @@ next:
             S->fuel_anchor = vl_delim_anchor(S, now);
             fuel = S->fuel_anchor - now;
         }
-        R(i->a) = vl_ad_starj_result(S, R(i->b + 1).as.i, R(i->b + 2),
-                                     R(i->a), R(i->b), top.chunk, top.n);
+        R(i->a) = vl_ad_starj_result(S, R(i->b + VL_AD_TAG).as.i,
+                                     R(i->b + VL_STARJ_INPUT), R(i->a),
+                                     R(i->b + VL_STARJ_YBAR), top.chunk,
+                                     top.n);
         vl_ad_release_tape(S, &top);
         VM_NEXT();
     }
@@ -982,11 +992,12 @@ enter:
         if (VL_LIKELY(fn.tag == VT_CLOSURE)) {
             Closure *c = AS_CLOSURE(fn);
             Proto *p = c->proto;
-            if (VL_UNLIKELY(fb + 2 + p->nregs + SLACK
+            if (VL_UNLIKELY(fb + 2 + p->nregs + VL_STACK_SLACK
                             > S->stack + S->stack_size)) {
                 SAVE();
                 size_t boff = (size_t)(base - S->stack);
-                vl_cont_ensure(S, &fb, 2 + (size_t)p->nregs + SLACK);
+                vl_cont_ensure(S, &fb,
+                               2 + (size_t)p->nregs + VL_STACK_SLACK);
                 base = S->stack + boff;
             }
             if (VL_UNLIKELY(p->nparams != nargs)) {
@@ -1046,6 +1057,22 @@ do_return:
 /* ===== Control primitives ===== */
 
 #define I(op, a, b, c) {OP_##op, 0, a, b, c}
+#define SEG(op, mode, a, b, c) {OP_SEG_##op, SEG_MODE_##mode, a, b, c}
+
+/* A delimiter prototype's registers of its own start at operand a of its
+   *_BEGIN instruction (vm/core/delimregs.h): its ctlreg. */
+static void set_ctlreg(Proto *p)
+{
+    for (uint32_t k = 0; k < p->ncode; k++)
+        switch (p->code[k].op) {
+        case OP_CKPT_BEGIN: case OP_PRIMOPS_BEGIN: case OP_JSTAR_BEGIN:
+        case OP_STARJ_BEGIN: case OP_SEG_BEGIN: case OP_HIDE_BEGIN:
+            p->ctlreg = p->code[k].a;
+            return;
+        default:
+            break;
+        }
+}
 
 static Value bind_control(VladState *S, const char *name, Proto *p)
 {
@@ -1059,56 +1086,64 @@ static Value bind_control(VladState *S, const char *name, Proto *p)
 void vl_vm_init(VladState *S)
 {
     static const Instr entry[] = {I(CALL, 0, 1, 0), I(HALT, 0, 0, 0)};
-    /* (checkpoint f x k): R0 f, R1 x, R2 k, R3 deadline, R4.. call */
+    /* The delimiters' registers of their own start at C, operand a of
+       their *_BEGIN (and b of their *_END): vm/core/delimregs.h.
+       (checkpoint f x k): R0 f, R1 x, R2 k, C = 3 deadline, R4.. call */
     static const Instr ckpt[] = {
         I(CKPT_BEGIN, 3, 2, 0), I(MOVE, 5, 0, 0), I(MOVE, 6, 1, 0),
         I(CALL, 4, 1, 0), I(CKPT_END, 4, 3, 0), I(RETURN, 4, 0, 0)};
-    /* (primops f x): R0 f, R1 x, R2 start, R3.. call */
+    /* (primops f x): R0 f, R1 x, C = 2 start, R3.. call */
     static const Instr primops[] = {
         I(PRIMOPS_BEGIN, 2, 0, 0), I(MOVE, 4, 0, 0), I(MOVE, 5, 1, 0),
         I(CALL, 3, 1, 0), I(PRIMOPS_END, 3, 2, 0), I(RETURN, 3, 0, 0)};
     /* (resume u): R0 u, R1.. the reinstalled computation's call block */
     static const Instr resume[] = {I(RESUME, 1, 0, 0), I(RETURN, 1, 0, 0)};
-    /* (j* f x x'): R3 tag, R4.. call block whose argument R6 is the
+    /* (j* f x x'): C = 3 tag, R4.. call block whose argument R6 is the
        bundled input */
     static const Instr jstar[] = {
         I(JSTAR_BEGIN, 3, 1, 0), I(MOVE, 5, 0, 0), I(CALL, 4, 1, 0),
         I(JSTAR_END, 4, 3, 0), I(RETURN, 4, 0, 0)};
-    /* (*j f x y`): R3 tag, R4 tapified input, R5 the tape while captured,
-       R6.. call block */
+    /* (*j f x y`): R2 y`, C = 3 tag, R4 tapified input, R5 the tape while
+       captured, R6.. call block */
     static const Instr starj[] = {
-        I(STARJ_BEGIN, 3, 1, 0), I(MOVE, 7, 0, 0), I(MOVE, 8, 4, 0),
-        I(CALL, 6, 1, 0), I(STARJ_END, 6, 2, 0), I(RETURN, 6, 0, 0)};
+        I(STARJ_BEGIN, 3, 1, 0), I(MOVE, 7, 0, 0),
+        I(MOVE, 8, 3 + VL_STARJ_INPUT, 0), I(CALL, 6, 1, 0),
+        I(STARJ_END, 6, 3, 0), I(RETURN, 6, 0, 0)};
     /* the same, tapifying only the active reals of x (c = 1) */
     static const Instr starj_active[] = {
-        I(STARJ_BEGIN, 3, 1, 1), I(MOVE, 7, 0, 0), I(MOVE, 8, 4, 0),
-        I(CALL, 6, 1, 0), I(STARJ_END, 6, 2, 0), I(RETURN, 6, 0, 0)};
+        I(STARJ_BEGIN, 3, 1, 1), I(MOVE, 7, 0, 0),
+        I(MOVE, 8, 3 + VL_STARJ_INPUT, 0), I(CALL, 6, 1, 0),
+        I(STARJ_END, 6, 3, 0), I(RETURN, 6, 0, 0)};
 
     /* checkpoint-*j segments (vm/cpj/cpj.h).  FIRST (f x): R2 pos, R3 log,
-       R4 anchor, R5.. call block.  RUN s (free pos log): R1 pos, R2 log,
-       R3 anchor, R4.. the resumed computation.  ADV s (free pos log m
-       advance): R3 anchor, R5.. call block of (advance s m), a step
-       that SEG_BEGIN counts in (c = 1).  REC is ADV recording (x = 2), its
+       C = 4 anchor, R5.. call block.  RUN s (free pos log): R1 pos, R2 log,
+       C = 3 anchor, R4.. the resumed computation.  ADV s (free pos log m
+       advance): C = 3 anchor, R5.. call block of (advance s m), a step
+       that SEG_BEGIN counts in (c = 1).  REC is ADV recording, its
        log R2 the first run's raw log so far, carried from chunk to chunk
        (vm/cpj/cpjfirst.c): it returns (list u log).  ADVANCE (u m) is a checkpoint
-       delimiter whose body resumes u instead of calling a procedure. */
+       delimiter whose body resumes u instead of calling a procedure:
+       C = 3 deadline. */
     static const Instr seg_first[] = {
-        {OP_SEG_BEGIN, 1, 4, 0, 0}, I(MOVE, 6, 0, 0), I(MOVE, 7, 1, 0),
-        I(CALL, 5, 1, 0), {OP_SEG_END, 1, 5, 4, 0}, I(RETURN, 5, 0, 0)};
+        SEG(BEGIN, FIRST, 4, 0, 0), I(MOVE, 6, 0, 0), I(MOVE, 7, 1, 0),
+        I(CALL, 5, 1, 0), SEG(END, FIRST, 5, 4, 0), I(RETURN, 5, 0, 0)};
     static const Instr seg_run[] = {
-        I(GETFREE, 1, 0, 0), I(GETFREE, 2, 1, 0), I(SEG_BEGIN, 3, 0, 0),
-        I(RESUME, 4, 0, 0), I(SEG_END, 4, 3, 0), I(RETURN, 4, 0, 0)};
+        I(GETFREE, 3 + VL_SEG_POS, 0, 0), I(GETFREE, 3 + VL_SEG_LOG, 1, 0),
+        SEG(BEGIN, RUN, 3, 0, 0), I(RESUME, 4, 0, 0),
+        SEG(END, RUN, 4, 3, 0), I(RETURN, 4, 0, 0)};
     static const Instr seg_adv[] = {
-        I(GETFREE, 1, 0, 0), I(GETFREE, 2, 1, 0), I(SEG_BEGIN, 3, 0, 1),
+        I(GETFREE, 3 + VL_SEG_POS, 0, 0), I(GETFREE, 3 + VL_SEG_LOG, 1, 0),
+        SEG(BEGIN, ADV, 3, 0, 1),
         I(GETFREE, 6, 3, 0), I(MOVE, 7, 0, 0), I(GETFREE, 8, 2, 0),
-        I(CALL, 5, 2, 0), {OP_SEG_END, 2, 5, 3, 0}, I(RETURN, 5, 0, 0)};
+        I(CALL, 5, 2, 0), SEG(END, ADV, 5, 3, 0), I(RETURN, 5, 0, 0)};
     static const Instr seg_rec[] = {
-        I(GETFREE, 1, 0, 0), I(GETFREE, 2, 1, 0), {OP_SEG_BEGIN, 2, 3, 0, 1},
+        I(GETFREE, 3 + VL_SEG_POS, 0, 0), I(GETFREE, 3 + VL_SEG_LOG, 1, 0),
+        SEG(BEGIN, REC, 3, 0, 1),
         I(GETFREE, 6, 3, 0), I(MOVE, 7, 0, 0), I(GETFREE, 8, 2, 0),
-        I(CALL, 5, 2, 0), {OP_SEG_END, 3, 5, 3, 0}, I(RETURN, 5, 0, 0)};
+        I(CALL, 5, 2, 0), SEG(END, REC, 5, 3, 0), I(RETURN, 5, 0, 0)};
     /* (%cpj-hide f x ybar): checkpoint-*j's run.  R0 f, R1 x, R2 ybar,
-       R3 origin, R4 counted + 1, R5 the run's strategy (vm/cpj/cpj.c), R6 1
-       when it hides steps (not steps=all), R7.. the call of the driver,
+       C = 3 origin, R4 counted + 1, R5 the run's strategy (vm/cpj/cpj.c),
+       R6 1 when it hides steps (not steps=all), R7.. the call of the driver,
        %cpj-run (K0, its global cell: no program's value ever holds it),
        on (f x ybar) */
     static const Instr hide[] = {
@@ -1124,42 +1159,31 @@ void vl_vm_init(VladState *S)
     S->control[CTL_CHECKPOINT] = vl_compile_assemble(S, "checkpoint",
                                                      PK_CHECKPOINT, 3, 7,
                                                      ckpt, 6);
-    S->control[CTL_CHECKPOINT]->ctlreg = 3;
     S->control[CTL_PRIMOPS] = vl_compile_assemble(S, "primops", PK_PRIMOPS,
                                                   2, 6, primops, 6);
-    S->control[CTL_PRIMOPS]->ctlreg = 2;
     S->control[CTL_RESUME] = vl_compile_assemble(S, "resume", PK_RESUME, 1,
                                                  4, resume, 2);
     S->control[CTL_JSTAR] = vl_compile_assemble(S, "j*", PK_JSTAR, 3, 7,
                                                 jstar, 5);
-    S->control[CTL_JSTAR]->ctlreg = 3;
     S->control[CTL_STARJ] = vl_compile_assemble(S, "*j", PK_STARJ, 3, 9,
                                                 starj, 6);
-    S->control[CTL_STARJ]->ctlreg = 3;
     S->control[CTL_STARJ_ACTIVE] = vl_compile_assemble(S, "*j", PK_STARJ, 3,
                                                        9, starj_active, 6);
-    S->control[CTL_STARJ_ACTIVE]->ctlreg = 3;
     S->control[CTL_SEG_FIRST] = vl_compile_assemble(
         S, "checkpoint-*j", PK_SEGMENT, 2, 8, seg_first, 6);
-    S->control[CTL_SEG_FIRST]->ctlreg = 4;
     S->control[CTL_SEG_RUN] = vl_compile_assemble(
         S, "checkpoint-*j", PK_SEGMENT, 1, 7, seg_run, 6);
-    S->control[CTL_SEG_RUN]->ctlreg = 3;
     S->control[CTL_SEG_RUN]->nfree = 2;
     S->control[CTL_SEG_ADV] = vl_compile_assemble(
         S, "checkpoint-*j", PK_SEGMENT, 1, 9, seg_adv, 9);
-    S->control[CTL_SEG_ADV]->ctlreg = 3;
     S->control[CTL_SEG_ADV]->nfree = 4;
     S->control[CTL_SEG_REC] = vl_compile_assemble(
         S, "checkpoint-*j", PK_SEGMENT, 1, 9, seg_rec, 9);
-    S->control[CTL_SEG_REC]->ctlreg = 3;
     S->control[CTL_SEG_REC]->nfree = 4;
     S->control[CTL_ADVANCE] = vl_compile_assemble(
         S, "checkpoint-*j", PK_CHECKPOINT, 2, 7, advance, 6);
-    S->control[CTL_ADVANCE]->ctlreg = 3;
     Proto *h = vl_compile_assemble(S, "checkpoint-*j", PK_HIDE, 3, 10, hide,
                                    7);
-    h->ctlreg = 3;
     h->consts = vl_gc_alloc(sizeof *h->consts);
     h->consts[0] = vl_obj(VT_RAW, vl_state_prelude_cell(
                                       S, vl_symbol_intern_c(S->syms,
@@ -1171,6 +1195,8 @@ void vl_vm_init(VladState *S)
     static const Instr underflow[] = {I(CALL, 2, 1, 0), I(UNDERFLOW, 2, 0, 0)};
     S->control[CTL_UNDERFLOW] = vl_compile_assemble(
         S, "resume", PK_RESUME, 1, 4, underflow, 2);
+    for (int k = 0; k < CTL__COUNT; k++)
+        set_ctlreg(S->control[k]);
     Closure *under = vl_gc_alloc(sizeof *under);
     under->proto = S->control[CTL_UNDERFLOW];
     S->underflow_value = vl_obj(VT_CLOSURE, under);
@@ -1187,3 +1213,4 @@ void vl_vm_init(VladState *S)
     S->resume_value = bind_control(S, "resume", S->control[CTL_RESUME]);
 }
 #undef I
+#undef SEG

@@ -32,6 +32,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "vm/core/delimregs.h"
 #include "vm/core/state.h"
 
 #define VL_CKPT_MAGIC "VLADCKPT"
@@ -169,7 +170,7 @@ VL_INTERNAL void vl_ckpt_frame(VladState *S, const CkptOut *payload,
 
 /* What a live register of a frame of p holds, for saving and loading:
    data (any value; a raw one only an effect log, told by its aux), or
-   the raw bookkeeping of a delimiter frame (vm/exec/vm.c, vm/core/cont.c). */
+   the raw bookkeeping of a delimiter frame (vm/core/delimregs.h). */
 enum {
     ROLE_DATA,
     ROLE_INT,           /* a step count (relative while captured) */
@@ -182,24 +183,28 @@ enum {
 static inline int vl_ckpt_role(const VladState *S, const Proto *p, int r)
 {
     switch (p->kind) {
-    case PK_CHECKPOINT: case PK_PRIMOPS:
-        return r == p->ctlreg ? ROLE_INT : ROLE_DATA;
-    case PK_HIDE:       /* the strategy, ctlreg + 2, is data */
-        return r == p->ctlreg || r == p->ctlreg + 1 || r == p->ctlreg + 3
-               ? ROLE_INT : ROLE_DATA;
+    case PK_CHECKPOINT:
+        return r == p->ctlreg + VL_CKPT_DEADLINE ? ROLE_INT : ROLE_DATA;
+    case PK_PRIMOPS:
+        return r == p->ctlreg + VL_PRIMOPS_START ? ROLE_INT : ROLE_DATA;
+    case PK_HIDE:       /* the strategy, VL_HIDE_STRATEGY, is data */
+        return r == p->ctlreg + VL_HIDE_ORIGIN
+               || r == p->ctlreg + VL_HIDE_COUNTED
+               || r == p->ctlreg + VL_HIDE_HIDES ? ROLE_INT : ROLE_DATA;
     case PK_SEGMENT:
-        if (r == p->ctlreg)
+        if (r == p->ctlreg + VL_SEG_ANCHOR)
             return ROLE_INT;
-        if (r == p->ctlreg - 1)
+        if (r == p->ctlreg + VL_SEG_LOG)
             return p == S->control[CTL_SEG_FIRST]
                    || p == S->control[CTL_SEG_REC] ? ROLE_LOGLIST
                                                    : ROLE_LOG;
         return ROLE_DATA;
     case PK_JSTAR:
-        return r == p->ctlreg ? ROLE_TAG : ROLE_DATA;
+        return r == p->ctlreg + VL_AD_TAG ? ROLE_TAG : ROLE_DATA;
     case PK_STARJ:
-        return r == p->ctlreg ? ROLE_TAG
-               : r == p->ctlreg + 2 ? ROLE_TAPE_END : ROLE_DATA;
+        return r == p->ctlreg + VL_AD_TAG ? ROLE_TAG
+               : r == p->ctlreg + VL_STARJ_TAPE_END ? ROLE_TAPE_END
+                                                    : ROLE_DATA;
     default:
         return ROLE_DATA;
     }

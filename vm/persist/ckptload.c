@@ -42,8 +42,10 @@
 #include "parser/read.h"
 #include "vm/core/compile.h"
 #include "vm/core/contseg.h"
+#include "vm/core/delimregs.h"
 #include "vm/core/except.h"
 #include "vm/core/keymap.h"
+#include "vm/core/limits.h"
 #include "vm/ad/tape.h"
 #include "vm/core/unit.h"
 
@@ -334,8 +336,6 @@ static Value find_prim(Dec *d, int host, const char *name)
                  name);
 }
 
-#define STEP_MAX ((int64_t)1 << 62)
-
 /* The external an index names (the local mode). */
 static Value ext_at(Dec *d)
 {
@@ -451,7 +451,7 @@ static Value get_value(Dec *d, int role, int frame)
         int64_t x = vl_ckpt_get_i(&d->in);
         if (role == ROLE_TAG)
             return vl_raw(fresh_tag(d, x));
-        if (x < -STEP_MAX || x > STEP_MAX)
+        if (x < -VL_STEPS_MAX || x > VL_STEPS_MAX)
             bad(d, "a step count is %lld", (long long)x);
         return vl_raw(x);
     }
@@ -576,7 +576,7 @@ static void read_closure(Dec *d, int local)
             bad(d, "a record of unknown kind %u", R_LCLOSURE);
         p = (Proto *)ext_at(d).as.ptr;
     } else if (unit == 0) {
-        uint64_t ctl = vl_ckpt_get_max(&d->in, CTL_HIDE,
+        uint64_t ctl = vl_ckpt_get_max(&d->in, CTL__COUNT - 1,
                                        "a control procedure");
         if (ctl == CTL_ENTRY || ctl == CTL_UNDERFLOW)
             bad(d, "a closure of internal procedure %llu",
@@ -608,7 +608,7 @@ static void read_closure(Dec *d, int local)
 static int step_count(Value v)
 {
     double x = IS_REAL(v) ? vl_value_primal(v) : -1;
-    return x >= 0 && x == floor(x) && x <= 9e15;
+    return x >= 0 && x == floor(x) && x <= VL_POSITION_MAX;
 }
 
 /* The captured values of a closure; those of checkpoint-*j's segment
@@ -851,7 +851,7 @@ static const Value *ad_tag(const ContRun *run, uint32_t f)
     const Proto *p = run->frames[f].closure->proto;
     if (p->kind != PK_JSTAR && p->kind != PK_STARJ)
         return NULL;
-    return live_value(run, f, p->ctlreg);
+    return live_value(run, f, p->ctlreg + VL_AD_TAG);
 }
 
 static RunIx *index_run(Dec *d, const ContRun *run)
@@ -943,8 +943,9 @@ static void read_run(Dec *d)
         const Proto *p = run->frames[f].closure->proto;
         const Value *tag, *end;
         if (p->kind != PK_STARJ
-            || (tag = live_value(run, f, p->ctlreg)) == NULL
-            || (end = live_value(run, f, p->ctlreg + 2)) == NULL
+            || (tag = live_value(run, f, p->ctlreg + VL_AD_TAG)) == NULL
+            || (end = live_value(run, f, p->ctlreg + VL_STARJ_TAPE_END))
+               == NULL
             || end->as.ptr == NULL)
             continue;
         if (((const TapeChunk *)end->as.ptr)->tag != tag->as.i)
@@ -1099,13 +1100,13 @@ static void read_ckpt(Dec *d)
         k->bytes = vl_seg_bytes(k->nframes, vl_seg_values(k->seq));
         check_tags(d, so != NULL ? so->ix : NULL);
     }
-    /* positions are step counts (at most 9e15, vm/cpj/cpj.c); the bytes of a
+    /* positions are step counts (at most VL_POSITION_MAX); the bytes of a
        state's data are at most what a heap holds */
     k->position = vl_ckpt_get_i(&d->in);
     k->data_bytes = vl_ckpt_get_i(&d->in);
     unsigned m = vl_ckpt_get_byte(&d->in);
     if (m > 1 || k->data_bytes < 0 || k->data_bytes > ((int64_t)1 << 50)
-        || k->position < 0 || k->position > (int64_t)9e15)
+        || k->position < 0 || k->position > (int64_t)VL_POSITION_MAX)
         bad(d, "a checkpoint's figures are out of range");
     k->data_measured = (int)m;
     add_obj(d, R_CKPT, k);
@@ -1138,7 +1139,7 @@ static void read_info(CkptIn *in, CkptProgram *prog)
     prog->output_bytes = vl_ckpt_get_u(in);
     prog->input_bytes = vl_ckpt_get_u(in);
     prog->every = vl_ckpt_get_real(in);
-    if (!(prog->every >= 0 && prog->every <= 1e9))
+    if (!(prog->every >= 0 && prog->every <= VL_AUTOSAVE_MAX_SECONDS))
         vl_ckpt_bad(in, "an autosave interval of %g seconds", prog->every);
     prog->note = vl_ckpt_get_str(in, VL_READ_MAX_INPUT, NULL);
 }

@@ -416,7 +416,7 @@ static void enter(Enc *e, const Task *t)
             return;
         } else if (u == NULL) {
             int ctl = -1;
-            for (int k = 0; k <= CTL_HIDE; k++)
+            for (int k = 0; k < CTL__COUNT; k++)
                 if (e->S->control[k] == p)
                     ctl = k;
             if (ctl < 0 || ctl == CTL_ENTRY || ctl == CTL_UNDERFLOW)
