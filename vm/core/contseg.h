@@ -191,7 +191,7 @@ static inline void vl_seg_present(VladState *S, const Checkpoint *k)
         S->ckpt_back(S, (Checkpoint *)k);
 }
 
-/* The aux of the raw values that carry effect logs (VT_RAW; vm/cpj/cpj.c
+/* The aux of the raw values that carry effect logs (VT_RAW; vm/cpj/cpjprims.c
    keeps them): a recording log (a list of entries, newest first; NULL:
    empty) and a finished one.  The driver passes them around as values; a saved
    checkpoint writes them by this kind (vm/persist/ckptsave.c). */

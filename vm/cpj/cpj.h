@@ -72,7 +72,7 @@ VL_INTERNAL int vl_cpj_parse(const char *spec, CpjStrategy *out, char *err,
                              size_t errlen);
 
 /* The binomial (revolve) split, in units, of an interval of t >= 2 units
-   with s slots (see vm/cpj/cpj.c): O(log t) work whatever t and s are. */
+   with s slots (see vm/cpj/cpjprims.c): O(log t) work whatever t and s are. */
 VL_INTERNAL int64_t vl_cpj_binomial_split(int64_t t, int64_t s);
 
 /* T(t, s): the units the binomial rule re-executes to reverse t units
@@ -106,7 +106,7 @@ VL_INTERNAL CpjStrategy vl_cpj_default(void);
    budget spill): that of the run it is inside, else the configured one;
    and the strategy of the innermost running checkpoint-*j: the value its
    %cpj-hide frame keeps, parsed and checked (the configured one when no
-   run is under way).  See vm/cpj/cpj.c, "The strategy of a run". */
+   run is under way).  See vm/cpj/cpjprims.c, "The strategy of a run". */
 VL_INTERNAL Value vl_cpj_start_strategy(VladState *S);
 /* Whether a run of strategy value 'st' counts all its steps (steps=all;
    a value that is not a strategy does not -- the run's own check says
@@ -132,7 +132,7 @@ VL_INTERNAL const CpjStrategy *vl_cpj_run_strategy(VladState *S);
    an enclosing *j or j* made of it), else checkpoint-*j's error. */
 VL_INTERNAL int64_t vl_cpj_step_count(VladState *S, Value v);
 
-/* The bytes the data of state u takes beyond its frames (vm/cpj/cpj.c): the
+/* The bytes the data of state u takes beyond its frames (vm/cpj/cpjprims.c): the
    bytes a real of it takes on the heap (the pair or closure slot holding
    it, a Value of 16 bytes, and its share of the cell: a pair is two
    Values) for each real that depends on the input. */

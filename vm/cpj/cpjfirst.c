@@ -11,7 +11,7 @@
  * ends are kept, thinned as in online checkpointing: when more than
  * KEEP_MAX are held or their bytes pass the budget's share, the spacing
  * doubles and only the first state of each new spacing interval stays.
- * At the end the run's length is known; the plan (vm/cpj/cpj.c, %cpj-plan)
+ * At the end the run's length is known; the plan (vm/cpj/cpjprims.c, %cpj-plan)
  * then picks, by dynamic programming, the kept states that start the
  * segments the reversal reverses right to left (each with the slots the
  * states to its left leave), and releases the others.  A reversal with
@@ -40,7 +40,7 @@
 #define KEEP_MAX VL_CPJ_KEEP_MAX
 /* The first run measures the data of one state in MEASURE_EVERY it keeps
    (a walk over it); the others take the last measure.  The plan measures
-   those it keeps that were not (kept_count in vm/cpj/cpj.c). */
+   those it keeps that were not (kept_count in vm/cpj/cpjprims.c). */
 #define MEASURE_EVERY 8
 #define MEASURE_SPAN 4
 
@@ -61,7 +61,7 @@ static Value cons(Value a, Value b)
 
 /* (%cpj-online?): whether this run's first run goes in chunks: the
    outermost run (nested runs are re-executed in other contexts: their
-   plan must not depend on measures, vm/cpj/cpj.c) under a budget. */
+   plan must not depend on measures, vm/cpj/cpjprims.c) under a budget. */
 static Value p_online(VladState *S, Value *args)
 {
     (void)args;

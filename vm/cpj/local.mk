@@ -2,5 +2,5 @@
 ## Part of libvlad-core.la (see vm/local.mk).
 
 libvlad_core_la_SOURCES += \
-	%reldir%/cpj.c %reldir%/cpj.h \
+	%reldir%/cpj.h %reldir%/cpjprims.c \
 	%reldir%/cpjfirst.c %reldir%/cpjfirst.h

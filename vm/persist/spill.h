@@ -3,7 +3,7 @@
  *
  * Under `spill=DIR` the states a checkpoint-*j driver holds are kept in
  * memory up to an allowance of bytes (the budget's room beside the tape
- * of a base case, vm/cpj/cpj.c); past it, the one used least recently is
+ * of a base case, vm/cpj/cpjprims.c); past it, the one used least recently is
  * sent away: written to a file in DIR in the local mode of the
  * checkpoint format (vm/persist/ckptsave.h: its data and frames; code, tapes,
  * logs and the checkpoints it holds stay in memory, named by index), its

@@ -1,5 +1,5 @@
 /*
- * vm/cpj/cpj.c -- checkpoint-*j: strategies, segments, the effect log, stats
+ * vm/cpj/cpjprims.c -- checkpoint-*j: strategies, segments, the effect log, stats
  * (see vm/cpj/cpj.h; the driver is in stdlib/prelude.vlad, the segment
  * prototypes in vm/exec/vm.c)
  *
