@@ -2,7 +2,7 @@
  * tests/unit/test-cpj-interface.c -- checkpoint-*j's private interface
  * (doc/internals.md section 19) is validated and out of programs' reach
  *
- * The prelude's driver of checkpoint-*j calls vm/cpj/cpjprims.c and the segment
+ * The prelude's driver of checkpoint-*j calls vm/cpj/ (vm/cpj/cpj.h) and the segment
  * prototypes of vm/exec/vm.c through private names (%cpj-...,
  * %checkpoint-input): 24 of them.  For every such name bound in the
  * prelude environment (those and the driver's own procedures), found by

@@ -1,9 +1,9 @@
 /*
- * tests/unit/test-cpj.c -- checkpoint-*j's binomial split rule (vm/cpj/cpjprims.c)
+ * tests/unit/test-cpj.c -- checkpoint-*j's binomial split rule (vm/cpj/cpjplan.c)
  *
  * - Optimality: for every t <= 120 units and s <= 10 slots, reversing by
  *   the rule advances exactly T(t, s) units, the minimum over all splits
- *   (computed here by dynamic programming, as vm/cpj/cpjprims.c defines it: the
+ *   (computed here by dynamic programming, as vm/cpj/cpjplan.c defines it: the
  *   right part of a split has a slot less, and with one slot only the
  *   last unit can be split off, T(t, 1) = t(t-1)/2).
  * - The rule does not depend on slots beyond t: s = t, t + 1, 10^9 and
@@ -37,7 +37,7 @@
 #include <math.h>
 #include <stdio.h>
 #include "tests/unit/check.h"
-#include "vm/cpj/cpj.h"
+#include "vm/cpj/cpjplan.h"
 
 #define TMAX 120
 #define SMAX 10

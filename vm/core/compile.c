@@ -1117,7 +1117,7 @@ static void use_def(const Proto *p, const Instr *i, RegList *use,
         for (int r = i->a; r <= i->a + 3; r++)
             add_reg(def, r);
         break;
-    case OP_HIDE_END:   /* (the strategy R[b+2] is read by vm/cpj/cpjprims.c) */
+    case OP_HIDE_END:   /* (the strategy R[b+2] is read by vm/cpj/cpjstrat.c) */
         add_reg(use, i->a);
         for (int r = i->b; r <= i->b + 3; r++)
             add_reg(use, r);
