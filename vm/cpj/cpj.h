@@ -51,16 +51,19 @@
  * - the API (vm/api/api.c): vl_cpj_default, vl_cpj_parse,
  *   vl_cpj_strategy_name, and S->cpj's strategy and stats (Cpj, below).
  *
- * INSIDE (vm/cpj/)
+ * INSIDE (vm/cpj/, bottom up: each file calls only those above it here)
  *
- *   cpjstrat.c  the table of strategies, parsing a SPEC, the run's strategy
- *   cpjplan.c   the split rules (bisection, binomial/revolve), the budget's
- *               plans, the kept states a reversal starts from, %cpj-plan
  *   cpjlog.c    the effect log: read-real recorded and replayed, output
  *               suppressed in re-executions
- *   cpjstats.c  held states, the statistics, progress, the outermost run
- *   cpjprims.c  the driver's private primitives (%cpj-...)
+ *   cpjstrat.c  the table of strategies (one row each: name, options, split
+ *               rule), parsing a SPEC, the split rules (bisection,
+ *               binomial/revolve), the strategy of a run
+ *   cpjstats.c  held states and what they weigh, the statistics, progress,
+ *               the outermost run's start and end
+ *   cpjplan.c   the budget's plans, the kept states a reversal starts from,
+ *               %cpj-plan
  *   cpjfirst.c  the first run in chunks, keeping states
+ *   cpjprims.c  the driver's private primitives (%cpj-...)
  */
 #ifndef VL_CPJ_H
 #define VL_CPJ_H
@@ -68,9 +71,11 @@
 #include "vm/core/contseg.h"
 #include "vm/core/state.h"
 
-/* A strategy's kind: its row in the table of strategies
-   (vm/cpj/cpjstrat.c); the number a run's strategy value and a saved
-   file keep, so rows are only ever added at the end. */
+/* A strategy's kind: its index in the table of strategies
+   (vm/cpj/cpjstrat.c), the number a run's strategy value, a saved file
+   and VladCpjStats.plan_kind keep, so rows are only ever added at the
+   end.  The two first have names here (for the default and the unit
+   tests); a new row needs none. */
 typedef enum CpjKind { CPJ_BISECTION, CPJ_BINOMIAL } CpjKind;
 
 typedef struct CpjStrategy {

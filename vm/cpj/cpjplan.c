@@ -387,14 +387,14 @@ Value vl_cpj_plan(VladState *S, Value nv, Value pilot, Value kept)
         plan.slots = 1;         /* no pilot: a run of at most one step,
                                    or a short one (p_pilot_steps) */
         plan.base = st->base > 0 ? st->base : n > 0 ? n : 1;
-    } else if (st->kind == CPJ_BINOMIAL) {
+    } else if (vl_cpj_strategy(st)->slots) {
         plan = fixed_plan(n, st->base, st->slots);
     }
     Value from = choose_kept(S, kept, nkept, n, &plan, snapshot,
                              per_step, use_kept);
     if (S->nseg == 0) {         /* the outermost run: its plan, its stats */
         VladCpjStats *x = &c->stats;
-        x->plan_kind = st->kind == CPJ_BINOMIAL;
+        x->plan_kind = st->kind;
         x->plan_kept = 0;
         for (Value l = from; IS_PAIR(l); l = AS_PAIR(l)->cdr)
             x->plan_kept++;

@@ -173,10 +173,9 @@ static Value p_split(VladState *S, Value *args)
     const CpjStrategy *st = vl_cpj_run_strategy(S);
     int64_t n = vl_cpj_step_count(S, args[0]);
     int64_t base = base_arg(S, args[2]);
-    if (st->kind == CPJ_BISECTION)
-        return vl_num((double)vl_cpj_split_bisection(n, 0, base));
-    int64_t s = vl_cpj_step_count(S, args[1]);
-    return vl_num((double)vl_cpj_split_binomial(n, s, base));
+    const CpjStrategyRow *row = vl_cpj_strategy(st);
+    int64_t s = row->slots ? vl_cpj_step_count(S, args[1]) : 0;
+    return vl_num((double)row->split(n, s, base));
 }
 
 /* (%cpj-start f x): the state before (f x), a checkpoint with no frames. */

@@ -33,22 +33,25 @@
 
 /* ===== Strategies ===== */
 
-/* The strategies by name, the one list of them (vlad_checkpoint_strategy
-   gives the names to the REPL's completion): whether they take slots=S
-   and budget=BYTES (every one takes base=N). */
-static const struct {
-    const char *name;
-    CpjKind kind;
-    int slots, budget;
-} strategies[] = {
-    {"bisection", CPJ_BISECTION, 0, 0},
-    {"binomial", CPJ_BINOMIAL, 1, 1},
+/* The strategies, the one list of them (CpjStrategyRow,
+   vm/cpj/cpjstrat.h): a strategy's kind is its index here, which a run's
+   strategy value and a saved file keep, so a new strategy is a row added
+   at the end (doc/internals.md section 19, "Adding a strategy"). */
+static const CpjStrategyRow strategies[] = {
+    /* name, takes slots=S, takes budget=BYTES, split rule */
+    {"bisection", 0, 0, vl_cpj_split_bisection},
+    {"binomial", 1, 1, vl_cpj_split_binomial},
 };
 #define NSTRATEGIES (sizeof strategies / sizeof strategies[0])
 
 const char *vl_cpj_strategy_name(int i)
 {
     return i >= 0 && (size_t)i < NSTRATEGIES ? strategies[i].name : NULL;
+}
+
+const CpjStrategyRow *vl_cpj_strategy(const CpjStrategy *st)
+{
+    return &strategies[st->kind];
 }
 
 CpjStrategy vl_cpj_default(void)
@@ -108,12 +111,17 @@ int vl_cpj_parse(const char *spec, CpjStrategy *out, char *err,
                 && strncasecmp(p, strategies[which].name, len) == 0))
         which++;
     if (which == NSTRATEGIES) {
+        char names[256] = "";
+        for (size_t k = 0; k < NSTRATEGIES; k++)
+            snprintf(names + strlen(names), sizeof names - strlen(names),
+                     "%s%s", k == 0 ? "" : k + 1 < NSTRATEGIES ? ", "
+                                                             : " or ",
+                     strategies[k].name);
         snprintf(err, errlen, "unknown checkpoint strategy '%.*s' in '%s' "
-                 "(expected %s or %s)", (int)len, p, spec,
-                 strategies[0].name, strategies[1].name);
+                 "(expected %s)", (int)len, p, spec, names);
         return 0;
     }
-    s.kind = strategies[which].kind;
+    s.kind = (CpjKind)which;
     int have_slots = 0, have_budget = 0;
     while (comma != NULL) {
         p = comma + 1;
@@ -186,7 +194,7 @@ int vl_cpj_parse(const char *spec, CpjStrategy *out, char *err,
                  "slots)", spec);
         return 0;
     }
-    if (s.kind != CPJ_BINOMIAL || have_slots)
+    if (!strategies[which].budget || have_slots)
         s.budget = 0;           /* a fixed schedule */
     if (s.budget == 0 && s.base == 0)
         s.base = DEFAULT_BASE;
@@ -318,7 +326,7 @@ Value vl_cpj_start_strategy(VladState *S)
         return *outer;
     const CpjStrategy *st = &S->cpj->strategy;
     Value items[7] = {
-        vl_num(st->kind == CPJ_BINOMIAL), vl_num((double)st->slots),
+        vl_num((double)st->kind), vl_num((double)st->slots),
         vl_num((double)st->base), vl_num((double)st->budget),
         vl_num(st->all_steps),
         st->spill != NULL ? vl_obj(VT_STR, (void *)st->spill) : FALSE_VAL,
@@ -344,7 +352,7 @@ static int parse_strategy_value(Value v, CpjStrategy *out)
 {
     int64_t kind, all;
     CpjStrategy s = {CPJ_BISECTION, 0, 0, 0, NULL, 0};
-    if (!strategy_count(&v, &kind) || kind > 1
+    if (!strategy_count(&v, &kind) || kind >= (int64_t)NSTRATEGIES
         || !strategy_count(&v, &s.slots) || !strategy_count(&v, &s.base)
         || !strategy_count(&v, &s.budget) || !strategy_count(&v, &all)
         || all > 1 || !IS_PAIR(v)
@@ -355,10 +363,11 @@ static int parse_strategy_value(Value v, CpjStrategy *out)
         s.spill = spill.as.ptr;
     else if (!IS_FALSE(spill))
         return 0;
-    s.kind = kind ? CPJ_BINOMIAL : CPJ_BISECTION;
+    s.kind = (CpjKind)kind;
     s.all_steps = (int)all;
     /* what parsing a SPEC gives, and nothing else */
-    if ((s.kind == CPJ_BISECTION && (s.slots || s.budget || s.spill))
+    if ((!strategies[kind].slots && s.slots)
+        || (!strategies[kind].budget && (s.budget || s.spill))
         || (s.slots && s.budget) || (s.spill && !s.budget && !s.slots)
         || (s.base == 0 && s.budget == 0))
         return 0;

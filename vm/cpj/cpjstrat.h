@@ -12,6 +12,23 @@
 /* The base of a fixed schedule when SPEC gives none, in steps. */
 #define VL_CPJ_DEFAULT_BASE 1000
 
+/* A row of the table of strategies (vm/cpj/cpjstrat.c): what SPEC, the
+   driver's primitives and --stats need to know of a strategy. */
+typedef struct CpjStrategyRow {
+    const char *name;           /* in SPEC, --stats, the REPL's completion
+                                   (vlad_checkpoint_strategy) */
+    int slots;                  /* takes slots=S, and is then planned with
+                                   the binomial rule's slots (%cpj-plan) */
+    int budget;                 /* takes budget=BYTES and spill=DIR, and is
+                                   planned from the budget without slots=S */
+    /* the split point, in steps, of an interval of n > base steps, with
+       the plan's slots (0 when the row takes none) and base: %cpj-split */
+    int64_t (*split)(int64_t n, int64_t slots, int64_t base);
+} CpjStrategyRow;
+
+/* The row of st's strategy. */
+VL_INTERNAL const CpjStrategyRow *vl_cpj_strategy(const CpjStrategy *st);
+
 /* The split rules: the split point, in steps, of an interval of n > base
    steps (a row of the table of strategies, vm/cpj/cpjstrat.c, names
    one): bisection, m = floor(n / 2); binomial, the revolve rule with
