@@ -15,6 +15,10 @@
 ##                  (its map and the walk-throughs of section 18)
 ##   layers.py      vm/ is built in floors without circles, as the table of
 ##                  doc/internals.md section 2 says
+##   recipe-strategy.sh  doc/internals.md's "Adding a strategy" followed in
+##                  a copy of the distributed sources (make distdir): a
+##                  throw-away strategy added by script, vlad built, run
+##                  under it (~1-2 min: it builds vlad)
 ##   install.sh     a staged "make install DESTDIR=..." has every file,
 ##                  working relative links in the installed documents, and
 ##                  doc/embedding.md's commands build examples/embed/
@@ -28,6 +32,7 @@ VLAD_DOC_TESTS = \
 	%reldir%/api-glance.sh \
 	%reldir%/internals.sh \
 	%reldir%/layers.py \
+	%reldir%/recipe-strategy.sh \
 	%reldir%/install.sh
 
 TESTS += $(VLAD_DOC_TESTS)
