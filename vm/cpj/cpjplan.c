@@ -1,7 +1,7 @@
 /*
- * vm/cpj/cpjplan.c -- checkpoint-*j's planner: the split rules, the
- * budget's plans, the kept states a reversal starts from, %cpj-plan
- * (see vm/cpj/cpjplan.h)
+ * vm/cpj/cpjplan.c -- checkpoint-*j's planner: the plans of fixed
+ * schedules and of budgets, the kept states a reversal starts from,
+ * %cpj-plan (see vm/cpj/cpjplan.h; the split rules are vm/cpj/cpjstrat.c's)
  */
 #include "config.h"
 #include "vm/cpj/cpjplan.h"
