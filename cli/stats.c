@@ -61,33 +61,39 @@ static void print_plan(FILE *f, const VladCpjStats *c)
 {
     if (c->plan_base == 0)
         return;
-    if (!c->plan_kind)
-        fprintf(f, "checkpoint-*j plan: bisection, base %lld steps\n",
+    /* the strategy by its name (a plan without slots: bisection and the
+       like; with slots: binomial's forms) */
+    const char *name = vlad_checkpoint_strategy((int)c->plan_kind);
+    if (name == NULL)
+        name = "?";
+    if (c->plan_slots == 0)
+        fprintf(f, "checkpoint-*j plan: %s, base %lld steps\n", name,
                 (long long)c->plan_base);
     else if (c->plan_budget > 0 && c->plan_kept > 0)
-        fprintf(f, "checkpoint-*j plan: binomial, budget %lld bytes: %lld "
+        fprintf(f, "checkpoint-*j plan: %s, budget %lld bytes: %lld "
                    "slots, base %lld steps, states kept from the first "
-                   "run: %lld\n", (long long)c->plan_budget,
+                   "run: %lld\n", name, (long long)c->plan_budget,
                 (long long)c->plan_slots, (long long)c->plan_base,
                 (long long)c->plan_kept);
     else if (c->plan_budget > 0)
-        fprintf(f, "checkpoint-*j plan: binomial, budget %lld bytes: %lld "
-                   "slots, base %lld steps\n", (long long)c->plan_budget,
-                (long long)c->plan_slots, (long long)c->plan_base);
+        fprintf(f, "checkpoint-*j plan: %s, budget %lld bytes: %lld "
+                   "slots, base %lld steps\n", name,
+                (long long)c->plan_budget, (long long)c->plan_slots,
+                (long long)c->plan_base);
     else
-        fprintf(f, "checkpoint-*j plan: binomial, %lld slots, base %lld "
-                   "steps\n", (long long)c->plan_slots,
+        fprintf(f, "checkpoint-*j plan: %s, %lld slots, base %lld "
+                   "steps\n", name, (long long)c->plan_slots,
                 (long long)c->plan_base);
     if (c->plan_snapshot_bytes > 0)
         fprintf(f, "checkpoint-*j plan measured: %lld bytes a snapshot, "
                    "%lld tape bytes a step (pilots: %lld steps in all)\n",
                 (long long)c->plan_snapshot_bytes,
                 (long long)c->plan_step_bytes, (long long)c->pilot_steps);
-    if (c->plan_kind && c->plan_peak_bytes > 0)
+    if (c->plan_slots > 0 && c->plan_peak_bytes > 0)
         fprintf(f, "checkpoint-*j plan predicted: %lld re-executed steps, "
                    "peak %lld bytes\n", (long long)c->plan_reexec_steps,
                 (long long)c->plan_peak_bytes);
-    else if (c->plan_kind)
+    else if (c->plan_slots > 0)
         fprintf(f, "checkpoint-*j plan predicted: %lld re-executed steps\n",
                 (long long)c->plan_reexec_steps);
     fprintf(f, "checkpoint-*j plan actual: %lld re-executed steps, peak "

@@ -391,7 +391,9 @@ typedef struct VladCpjStats {
     int64_t last_reexec_steps;  /* what happened: that run's re-executed
                                    steps (its pilot not included) */
     int64_t last_peak_bytes;    /* and its peak bytes, as peak_bytes */
-    int64_t plan_kind;          /* 0 bisection, 1 binomial */
+    int64_t plan_kind;          /* its strategy: vlad_checkpoint_strategy
+                                   (plan_kind) names it (0 bisection,
+                                   1 binomial) */
     int64_t plan_kept;          /* states its first run kept that its
                                    reversal started segments from */
     /* spill=DIR: bytes of held states written to and read back from

@@ -6,7 +6,8 @@ vm/ is a few folders, each a layer (doc/internals.md's table "| layer |
 folder | ...").  A module of vm/ is a file FOLDER/x.c with its header
 FOLDER/x.h (or a header alone).
 Module A depends on module B when one of A's files includes one of B's
-headers, or names a function B's .c defines (not static) or a static
+headers, or names a function B's .c defines (not static; a header's
+prototype of it is no use of it) or a static
 inline function or macro B's header defines (a macro defined in two
 places, or undefined somewhere, is an X-macro's parameter, not a
 definition).  Checked:
@@ -91,7 +92,11 @@ for f in files:
             bad('%s includes vm/%s, which does not exist' % (f, inc))
         elif module[inc] != a:
             deps[a].setdefault(module[inc], set()).add('#include')
-    for name in set(re.findall(r'\b[A-Za-z_]\w*\b', code[f])):
+    # a header's prototype declares its function, it does not use it: an
+    # interface header (vm/cpj/cpj.h) declares functions of several modules
+    declared = set(re.findall(r'VL_INTERNAL[^;{}(]*?\b(\w+)\s*\(',
+                              code[f])) if f.endswith('.h') else set()
+    for name in set(re.findall(r'\b[A-Za-z_]\w*\b', code[f])) - declared:
         b = defs.get(name)
         if b is not None and b != a and name not in multi:
             deps[a].setdefault(b, set()).add(name)

@@ -21,6 +21,10 @@
 ##                  command") followed in a scratch copy of the tree for a
 ##                  throw-away function and command, built and run (~1 min
 ##                  each: a build; helpers in recipe-lib.sh)
+##   recipe-strategy.sh  doc/internals.md's "Adding a strategy" followed in
+##                  a copy of the distributed sources (make distdir): a
+##                  throw-away strategy added by script, vlad built, run
+##                  under it (~1-2 min: it builds vlad)
 ##   install.sh     a staged "make install DESTDIR=..." has every file,
 ##                  working relative links in the installed documents, and
 ##                  doc/embedding.md's commands build examples/embed/
@@ -36,6 +40,7 @@ VLAD_DOC_TESTS = \
 	%reldir%/layers.py \
 	%reldir%/recipe-function.sh \
 	%reldir%/recipe-repl.sh \
+	%reldir%/recipe-strategy.sh \
 	%reldir%/install.sh
 
 TESTS += $(VLAD_DOC_TESTS)

@@ -2,7 +2,7 @@
  * tests/unit/test-cpj-interface.c -- checkpoint-*j's private interface
  * (doc/internals.md section 19) is validated and out of programs' reach
  *
- * The prelude's driver of checkpoint-*j calls vm/cpj/cpj.c and the segment
+ * The prelude's driver of checkpoint-*j calls vm/cpj/ (vm/cpj/cpj.h) and the segment
  * prototypes of vm/exec/vm.c through private names (%cpj-...,
  * %checkpoint-input): 24 of them.  For every such name bound in the
  * prelude environment (those and the driver's own procedures), found by
@@ -78,7 +78,7 @@ int main(void)
         if (strncmp(name, "%cpj-", 5) != 0
             && strcmp(name, "%checkpoint-input") != 0)
             continue;
-        /* the interface: vm/cpj/cpj.c's primitives and vm/exec/vm.c's segment
+        /* the interface: vm/cpj/cpjprims.c's primitives and vm/exec/vm.c's segment
            prototypes (the driver's own procedures, also private, are
            called with bad arguments too) */
         if (IS_PRIM(g->value)
@@ -110,7 +110,7 @@ int main(void)
                 }
             }
     }
-    /* the 15 primitives of vm/cpj/cpj.c, the 6 of vm/cpj/cpjfirst.c, the 2
+    /* the 15 primitives of vm/cpj/cpjprims.c, the 6 of vm/cpj/cpjfirst.c, the 2
        segment prototypes and %cpj-hide */
     CHECK(found == 24);
     for (size_t k = 0; k < sizeof must_fail / sizeof must_fail[0]; k++) {

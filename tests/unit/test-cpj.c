@@ -1,9 +1,9 @@
 /*
- * tests/unit/test-cpj.c -- checkpoint-*j's binomial split rule (vm/cpj/cpj.c)
+ * tests/unit/test-cpj.c -- checkpoint-*j's binomial split rule (vm/cpj/cpjstrat.c)
  *
  * - Optimality: for every t <= 120 units and s <= 10 slots, reversing by
  *   the rule advances exactly T(t, s) units, the minimum over all splits
- *   (computed here by dynamic programming, as vm/cpj/cpj.c defines it: the
+ *   (computed here by dynamic programming, as vm/cpj/cpjstrat.c defines it: the
  *   right part of a split has a slot less, and with one slot only the
  *   last unit can be split off, T(t, 1) = t(t-1)/2).
  * - The rule does not depend on slots beyond t: s = t, t + 1, 10^9 and
@@ -22,7 +22,7 @@
  *   base x T(units, slots) re-executed steps, and more budget never
  *   predicts more work; a budget below one snapshot and a one-step base
  *   case is refused with that minimum; a given base is kept.
- * - vl_cpj_choose_kept (vm/cpj/cpjfirst.c), which of the states a first run
+ * - vl_cpj_choose_kept (vm/cpj/cpjplan.c), which of the states a first run
  *   in chunks kept a reversal starts its segments from: on 3000 random
  *   cases (runs of up to 90 steps, bases 1 to 4, 1 to 8 slots, up to 9
  *   kept states, base-case costs 0 to 20 steps), its choice does the
@@ -37,7 +37,7 @@
 #include <math.h>
 #include <stdio.h>
 #include "tests/unit/check.h"
-#include "vm/cpj/cpj.h"
+#include "vm/cpj/cpjplan.h"
 
 #define TMAX 120
 #define SMAX 10

@@ -1126,7 +1126,7 @@ static void use_def(const Proto *p, const Instr *i, RegList *use,
         for (int r = i->a + VL_HIDE_ORIGIN; r <= i->a + VL_HIDE_HIDES; r++)
             add_reg(def, r);
         break;
-    case OP_HIDE_END:   /* (the strategy is read by vm/cpj/cpj.c) */
+    case OP_HIDE_END:   /* (the strategy is read by vm/cpj/cpjstrat.c) */
         add_reg(use, i->a);
         for (int r = i->b + VL_HIDE_ORIGIN; r <= i->b + VL_HIDE_HIDES; r++)
             add_reg(use, r);

@@ -112,7 +112,7 @@ VL_INTERNAL void vl_cont_release_stack(VladState *S);
    merely kept alive longer).  Left as they were, such slots keep what
    they point to alive -- after a deep recursion returns, the data of
    every call it made (checkpoint-*j's driver clears them each time it
-   holds or releases a state or starts a base case, vm/cpj/cpj.c).  Costs
+   holds or releases a state or starts a base case, vm/cpj/cpjprims.c).  Costs
    about what writing them did. */
 #define VL_STACK_GAP 64
 
@@ -120,7 +120,7 @@ VL_INTERNAL void vl_cont_release_stack(VladState *S);
    primitive (its caller first) that are dead where those frames wait:
    left as they were, a frame suspended for long -- a level of
    checkpoint-*j's driver, under the whole recursion below it -- keeps
-   alive what it no longer needs (vm/cpj/cpj.c calls it).  Stops at a
+   alive what it no longer needs (vm/cpj/cpjprims.c calls it).  Stops at a
    control frame. */
 VL_INTERNAL void vl_cont_clear_dead(VladState *S, int frames);
 VL_INTERNAL void vl_cont_clear_above(VladState *S, Value *from);

@@ -183,15 +183,15 @@ VL_INTERNAL size_t vl_seg_bytes(uint64_t nframes, uint64_t nvalues);
 
 /* A checkpoint whose fields are away in a spill file (vm/persist/spill.h) comes
    back before any of callee, arg, seq is read: every reader calls this.
-   The state's hook is vm/persist/spill.c's, which stands on a floor above the
-   readers (doc/internals.md, section 2). */
+   The state's hook (SpillHooks, vm/core/state.h) is vm/persist/spill.c's,
+   which stands on a floor above the readers (doc/internals.md, section 2). */
 static inline void vl_seg_present(VladState *S, const Checkpoint *k)
 {
     if (k->away)
-        S->ckpt_back(S, (Checkpoint *)k);
+        S->spill_hooks.bring_back(S, (Checkpoint *)k);
 }
 
-/* The aux of the raw values that carry effect logs (VT_RAW; vm/cpj/cpj.c
+/* The aux of the raw values that carry effect logs (VT_RAW; vm/cpj/cpjlog.c
    keeps them): a recording log (a list of entries, newest first; NULL:
    empty) and a finished one.  The driver passes them around as values; a saved
    checkpoint writes them by this kind (vm/persist/ckptsave.c). */

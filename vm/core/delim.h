@@ -16,7 +16,7 @@
  *              minimum: vl_delim_anchor), and the top-level one;
  *   S->ad      the active j* and *j (the fast paths read the innermost's
  *              tag and tape: vm/ad/adfast.h);
- *   S->seg     the running segments of checkpoint-*j (vm/cpj/cpj.c reads
+ *   S->seg     the running segments of checkpoint-*j (vm/cpj/cpjlog.c reads
  *              the innermost replaying one's log).
  *
  * They are caches of the frames, and this module is the only one that

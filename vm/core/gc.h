@@ -104,7 +104,7 @@ VL_INTERNAL void vl_gc_free(void *p);
 VL_INTERNAL void vl_gc_free_pages(void *p, size_t size);
 
 /* An evaluation that holds to a small memory budget (checkpoint-*j with
-   spill=DIR, vm/cpj/cpj.c) asks for a collection every 'min_bytes' bytes
+   spill=DIR, vm/cpj/cpjstats.c) asks for a collection every 'min_bytes' bytes
    allocated instead of every 4 MiB (vm/core/gc.c), until it leaves; the heap
    then stays closer to what is live, for more collections.  Counted
    (the heap is the process's): the least asked for holds while any

@@ -111,6 +111,23 @@ enum {
 struct Checkpoint;                  /* vm/core/contseg.h */
 struct Spill;                       /* vm/persist/spill.c */
 
+/* The spill hook: the one call that goes up a floor (doc/internals.md
+   section 2).  Under spill=DIR, checkpoint-*j (vm/cpj/) sends held states
+   it will not need soon to files (vm/persist/spill.c): their Checkpoint
+   stays, with 'away' set and callee, arg and seq cleared.  Whatever reads
+   those fields first -- the walker, reinstalling, saving, fresh tags,
+   %checkpoint-input, all on floors below vm/persist/ -- calls
+   vl_seg_present (vm/core/contseg.h), which calls 'bring_back' here.
+   vm/persist/spill.c's vl_spill_init fills it when the state opens
+   (vm/exec/toplevel.c), before any program runs; it is never changed
+   after, and no checkpoint is away before it is set.  Part of
+   checkpoint-*j's interface (vm/cpj/cpj.h). */
+typedef struct SpillHooks {
+    /* k's callee, arg and seq back from its record (k->away is then 0);
+       a record that is lost or damaged raises VLAD_ERR_IO */
+    void (*bring_back)(VladState *S, struct Checkpoint *k);
+} SpillHooks;
+
 struct VladState {
     VlSymtab *syms;                 /* interned names */
 
@@ -238,9 +255,7 @@ struct VladState {
        call (an autosave that failed: the program goes on) */
     void (*warn)(void *userdata, const char *text);
     void *warn_userdata;
-    /* brings a checkpoint's fields back from a spill file (vm/persist/spill.c,
-       vm/core/contseg.h: vl_seg_present) */
-    void (*ckpt_back)(VladState *S, struct Checkpoint *k);
+    SpillHooks spill_hooks;         /* filled by vm/persist/spill.c (above) */
     struct Spill *spill;            /* vm/persist/spill.c; NULL: none yet */
     void *run_stack;                /* vm/exec/toplevel.c: the texts being run
                                        (RunFrame), innermost last; NULL

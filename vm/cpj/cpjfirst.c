@@ -11,7 +11,7 @@
  * ends are kept, thinned as in online checkpointing: when more than
  * KEEP_MAX are held or their bytes pass the budget's share, the spacing
  * doubles and only the first state of each new spacing interval stays.
- * At the end the run's length is known; the plan (vm/cpj/cpj.c, %cpj-plan)
+ * At the end the run's length is known; the plan (vm/cpj/cpjplan.c, %cpj-plan)
  * then picks, by dynamic programming, the kept states that start the
  * segments the reversal reverses right to left (each with the slots the
  * states to its left leave), and releases the others.  A reversal with
@@ -27,7 +27,8 @@
 
 #include <math.h>
 
-#include "vm/cpj/cpj.h"
+#include "vm/cpj/cpjstats.h"
+#include "vm/cpj/cpjstrat.h"
 
 #include "vm/core/contseg.h"
 #include "vm/core/except.h"
@@ -38,10 +39,10 @@
 /* The first spacing, in steps: a run no longer is one chunk, and is then
    planned exactly as after a counting run. */
 #define FIRST_SPACING 1024
-#define KEEP_MAX VL_CPJ_KEEP_MAX
+#define KEEP_MAX VL_CPJ_KEEP_MAX  /* (vm/cpj/cpjplan.h) */
 /* The first run measures the data of one state in MEASURE_EVERY it keeps
    (a walk over it); the others take the last measure.  The plan measures
-   those it keeps that were not (kept_count in vm/cpj/cpj.c). */
+   those it keeps that were not (kept_count in vm/cpj/cpjplan.c). */
 #define MEASURE_EVERY 8
 #define MEASURE_SPAN 4
 
@@ -62,7 +63,7 @@ static Value cons(Value a, Value b)
 
 /* (%cpj-online?): whether this run's first run goes in chunks: the
    outermost run (nested runs are re-executed in other contexts: their
-   plan must not depend on measures, vm/cpj/cpj.c) under a budget. */
+   plan must not depend on measures, vm/cpj/cpjplan.c) under a budget. */
 static Value p_online(VladState *S, Value *args)
 {
     (void)args;
@@ -154,7 +155,7 @@ static Value p_keep(VladState *S, Value *args)
     }
     vl_cpj_count_held(S, args[0]);
     /* a chunk's end is a poll of the step counter the first run's
-       progress reports would otherwise miss (vm/cpj/cpj.h) */
+       progress reports would otherwise miss (vm/cpj/cpjstats.c) */
     if (S->nseg == 0 && S->config.progress != NULL)
         S->config.progress(S->config.userdata, u->position, 0);
     /* oldest first */

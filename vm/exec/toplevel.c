@@ -34,7 +34,6 @@
 #include "vm/core/cont.h"
 #include "vm/cpj/cpj.h"
 #include "vm/core/stdinwait.h"
-#include "vm/cpj/cpjfirst.h"
 #include "vm/core/delim.h"
 #include "vm/core/disasm.h"
 #include "vm/core/except.h"
@@ -823,7 +822,6 @@ static void open_job(VladState *S, void *ud)
     vl_cpj_init(S);
     vl_spill_init(S);
     vl_cpj_install(S);
-    vl_cpj_install_first(S);
     vl_vm_init(S);
     if (S->config.include_path != NULL) {
         size_t n = 0;

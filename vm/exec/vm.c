@@ -1142,7 +1142,7 @@ void vl_vm_init(VladState *S)
         I(GETFREE, 6, 3, 0), I(MOVE, 7, 0, 0), I(GETFREE, 8, 2, 0),
         I(CALL, 5, 2, 0), SEG(END, REC, 5, 3, 0), I(RETURN, 5, 0, 0)};
     /* (%cpj-hide f x ybar): checkpoint-*j's run.  R0 f, R1 x, R2 ybar,
-       C = 3 origin, R4 counted + 1, R5 the run's strategy (vm/cpj/cpj.c),
+       C = 3 origin, R4 counted + 1, R5 the run's strategy (vm/cpj/cpjstrat.c),
        R6 1 when it hides steps (not steps=all), R7.. the call of the driver,
        %cpj-run (K0, its global cell: no program's value ever holds it),
        on (f x ybar) */

@@ -603,7 +603,7 @@ static void read_closure(Dec *d, int local)
     d->unfilled++;
 }
 
-/* Whether v is a step count as the driver makes them (vm/cpj/cpj.c,
+/* Whether v is a step count as the driver makes them (vm/cpj/cpjprims.c,
    vl_cpj_step_count). */
 static int step_count(Value v)
 {
@@ -612,7 +612,7 @@ static int step_count(Value v)
 }
 
 /* The captured values of a closure; those of checkpoint-*j's segment
-   procedures must be what their code reads (vm/exec/vm.c, vm/cpj/cpj.c). */
+   procedures must be what their code reads (vm/exec/vm.c, vm/cpj/cpjprims.c). */
 static void read_fill(Dec *d)
 {
     VladState *S = d->S;

@@ -510,7 +510,7 @@ static void send_away(VladState *S, Spill *sp, Checkpoint *k)
     k->away = 1;
 }
 
-/* S->ckpt_back: k's fields from its record.  A held state joins the
+/* S->spill_hooks.bring_back: k's fields from its record.  A held state joins the
    cache again (sent away by the next hold if need be, never here: a walk
    or a save may be reading other states). */
 static void bring_back(VladState *S, Checkpoint *k)
@@ -551,7 +551,7 @@ static void bring_back(VladState *S, Checkpoint *k)
 
 void vl_spill_init(VladState *S)
 {
-    S->ckpt_back = bring_back;
+    S->spill_hooks.bring_back = bring_back;
 }
 
 int vl_spill_on(const VladState *S)

@@ -3,7 +3,7 @@
  *
  * Under `spill=DIR` the states a checkpoint-*j driver holds are kept in
  * memory up to an allowance of bytes (the budget's room beside the tape
- * of a base case, vm/cpj/cpj.c); past it, the one used least recently is
+ * of a base case, vm/cpj/cpjplan.c); past it, the one used least recently is
  * sent away: written to a file in DIR in the local mode of the
  * checkpoint format (vm/persist/ckptsave.h: its data and frames; code, tapes,
  * logs and the checkpoints it holds stay in memory, named by index), its
@@ -71,7 +71,8 @@ VL_INTERNAL uint64_t vl_spill_mac(const uint64_t key[2],
                                   const unsigned char *head, size_t nhead,
                                   const unsigned char *p, size_t n);
 
-/* Install the hook that brings checkpoints back (S->ckpt_back). */
+/* Install the spill hook, the one that brings checkpoints back
+   (S->spill_hooks, vm/core/state.h): when the state opens. */
 VL_INTERNAL void vl_spill_init(VladState *S);
 
 /* Spill to files in 'dir' (NULL: never), keeping at most 'allowance'
