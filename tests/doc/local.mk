@@ -15,12 +15,13 @@
 ##                  (its map and the walk-throughs of section 18)
 ##   layers.py      vm/ is built in floors without circles, as the table of
 ##                  doc/internals.md section 2 says
-##   recipe-function.sh, recipe-repl.sh
+##   recipe-function.sh, recipe-repl.sh, recipe-type.sh
 ##                  the checklists of doc/internals.md section 18 ("a new
 ##                  differentiable function of one real", "a new REPL
-##                  command") followed in a scratch copy of the tree for a
-##                  throw-away function and command, built and run (~1 min
-##                  each: a build; helpers in recipe-lib.sh)
+##                  command", "a new data type") followed in a scratch copy
+##                  of the tree for a throw-away function, command and
+##                  type, built and run (~1 min each: a build; helpers in
+##                  recipe-lib.sh)
 ##   install.sh     a staged "make install DESTDIR=..." has every file,
 ##                  working relative links in the installed documents, and
 ##                  doc/embedding.md's commands build examples/embed/
@@ -36,6 +37,7 @@ VLAD_DOC_TESTS = \
 	%reldir%/layers.py \
 	%reldir%/recipe-function.sh \
 	%reldir%/recipe-repl.sh \
+	%reldir%/recipe-type.sh \
 	%reldir%/install.sh
 
 TESTS += $(VLAD_DOC_TESTS)
