@@ -45,7 +45,7 @@ static void b_str(Buf *b, const char *s) { b_strn(b, s, strlen(s)); }
 #ifndef VL_CKPTFILE_H
 enum { R_END, R_UNIT, R_PAIR, R_CLOSURE, R_FILL, R_DUAL, R_CHUNK, R_LOG,
        R_LOGENTRY, R_RUN, R_SEG, R_CKPT, R_GLOBAL, R_INFO, R_PROGRAM,
-       R_TEXT };
+       R_TEXT, R_LCLOSURE };
 enum { VT_UNDEF, VT_NIL, VT_BOOL, VT_NUM, VT_PAIR, VT_CLOSURE, VT_PRIM,
        VT_CKPT, VT_DUAL, VT_TAPE, VT_RAW, VT_SYM, VT_STR, VT_VOID };
 enum { X_RAW_INT = 0x40, X_RAW_LOG, X_RAW_LOGLIST, X_RAW_TAPE_END, X_PLAIN_DUAL };

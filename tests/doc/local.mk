@@ -15,12 +15,13 @@
 ##                  (its map and the walk-throughs of section 18)
 ##   layers.py      vm/ is built in floors without circles, as the table of
 ##                  doc/internals.md section 2 says
-##   recipe-function.sh, recipe-repl.sh
+##   recipe-function.sh, recipe-repl.sh, recipe-type.sh
 ##                  the checklists of doc/internals.md section 18 ("a new
 ##                  differentiable function of one real", "a new REPL
-##                  command") followed in a scratch copy of the tree for a
-##                  throw-away function and command, built and run (~1 min
-##                  each: a build; helpers in recipe-lib.sh)
+##                  command", "a new data type") followed in a scratch copy
+##                  of the tree for a throw-away function, command and
+##                  type, built and run (~1 min each: a build; helpers in
+##                  recipe-lib.sh)
 ##   recipe-strategy.sh  doc/internals.md's "Adding a strategy" followed in
 ##                  a copy of the distributed sources (make distdir): a
 ##                  throw-away strategy added by script, vlad built, run
@@ -40,6 +41,7 @@ VLAD_DOC_TESTS = \
 	%reldir%/layers.py \
 	%reldir%/recipe-function.sh \
 	%reldir%/recipe-repl.sh \
+	%reldir%/recipe-type.sh \
 	%reldir%/recipe-strategy.sh \
 	%reldir%/install.sh
 

@@ -101,13 +101,5 @@ else
     tail -20 "$tmp/unit.log"
     bad "tests/unit/test-math1 in the scratch tree"
 fi
-for t in tests/ad/math1.vlad tests/ad/math-tails.vlad; do
-    if (cd "$tree" && VLAD=$vlad srcdir=. VLAD_TEST_OUTDIR=$tmp/out \
-            sh tests/run-golden "$t") >"$tmp/golden.log" 2>&1; then
-        ok
-    else
-        tail -20 "$tmp/golden.log"
-        bad "$t in the scratch tree"
-    fi
-done
+recipe_golden tests/ad/math1.vlad tests/ad/math-tails.vlad
 recipe_finish

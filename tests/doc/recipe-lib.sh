@@ -13,6 +13,9 @@
 #                        rewrites FILE as PYTHON-EXPR of its text `s`;
 #                        fails (exit 99) when the text does not change: an
 #                        anchor the recipe names has gone
+#   recipe_golden TEST...
+#                        the copy's golden tests TEST... (tests/run-golden),
+#                        run by its vlad: a check each
 #   ok / bad MESSAGE     count a check; recipe_finish prints the totals
 # The scripts need python3 (for the edits); without it they skip.
 
@@ -86,4 +89,16 @@ if new == s:
 with open(path, "w") as f:
     f.write(new)
 EOF
+}
+
+recipe_golden() {
+    for t in "$@"; do
+        if (cd "$tree" && VLAD=$tree/vlad srcdir=. VLAD_TEST_OUTDIR=$tmp/out \
+                sh tests/run-golden "$t") >"$tmp/golden.log" 2>&1; then
+            ok
+        else
+            tail -20 "$tmp/golden.log"
+            bad "$t in the scratch tree"
+        fi
+    done
 }
