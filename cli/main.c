@@ -140,8 +140,8 @@ static int run_stdin_script(VladState *S)
 static __attribute__((noinline)) int run_file(VladState *S, const char *file)
 {
     char full[4096];
-    return report(S, vlad_eval_file(S, vl_program_path(file, full,
-                                                       sizeof full), NULL));
+    return report(S, vlad_eval_file(S, vl_options_program_path(file, full,
+                                                               sizeof full), NULL));
 }
 
 int main(int argc, char **argv)
@@ -193,7 +193,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "vlad: %s: %s\n", checkpoint_from,
                 vlad_last_error(S)->message);
         if (o.checkpoint != NULL)       /* an option, not the environment */
-            vl_usage_line();
+            vl_options_usage();
         vlad_close(S);
         vl_options_free(&o);
         return 2;
@@ -202,7 +202,7 @@ int main(int argc, char **argv)
     if (status == 0 && o.autosave != NULL && o.resume == NULL)
         status = vl_saving_start(S, &o);
 
-    double t0 = vl_now_seconds();
+    double t0 = vl_session_now_seconds();
     if (status != 0) {
         /* out of memory */
     } else if (o.resume != NULL) {
@@ -241,7 +241,7 @@ int main(int argc, char **argv)
     if (o.stats) {
         VladStats st;
         vlad_get_stats(S, &st);
-        vl_stats_print_run(stderr, &st, vl_now_seconds() - t0);
+        vl_stats_print_run(stderr, &st, vl_session_now_seconds() - t0);
     }
     fflush(stdout);
     vl_output_attach(NULL);

@@ -141,7 +141,7 @@ void vlad_interrupt(VladState *S)
 {
     /* no thread registration: callable from a signal handler */
     if (S != NULL)
-        vl_stdin_wake(S);
+        vl_stdinwait_wake(S);
 }
 
 VladStatus vlad_call(VladState *S, VladValue fn, VladValue arg,

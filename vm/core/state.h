@@ -236,7 +236,7 @@ struct VladState {
     void (*warn)(void *userdata, const char *text);
     void *warn_userdata;
     /* brings a checkpoint's fields back from a spill file (vm/persist/spill.c,
-       vm/core/contseg.h: vl_seg_present) */
+       vm/core/contseg.h: vl_contseg_present) */
     void (*ckpt_back)(VladState *S, struct Checkpoint *k);
     struct Spill *spill;            /* vm/persist/spill.c; NULL: none yet */
     void *run_stack;                /* vm/exec/toplevel.c: the texts being run

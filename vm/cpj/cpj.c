@@ -262,7 +262,7 @@ Value vl_cpj_start_strategy(VladState *S)
         vl_num(st->all_steps),
         st->spill != NULL ? vl_obj(VT_STR, (void *)st->spill) : FALSE_VAL,
         NIL_VAL};
-    return vl_value_tuple(items, 7);
+    return vl_object_tuple(items, 7);
 }
 
 /* One count of a strategy value: a whole real in 0 .. 2^53 (a dual or a
@@ -271,7 +271,7 @@ static int strategy_count(Value *v, int64_t *out)
 {
     if (!IS_PAIR(*v) || !IS_REAL(AS_PAIR(*v)->car))
         return 0;
-    double x = vl_value_primal(AS_PAIR(*v)->car);
+    double x = vl_object_primal(AS_PAIR(*v)->car);
     if (!(x >= 0 && x <= 9007199254740992.0 && x == floor(x)))
         return 0;
     *out = (int64_t)x;
@@ -687,7 +687,7 @@ Value vl_cpj_first_result(VladState *S, Value y, int64_t n, Value raw_log)
     }
     Value items[4] = {y, vl_num((double)n), finish_log(S, raw_log),
                       NIL_VAL};
-    return vl_value_tuple(items, 4);
+    return vl_object_tuple(items, 4);
 }
 
 static int64_t position(VladState *S, const CpjSeg *e)
@@ -758,7 +758,7 @@ int64_t vl_cpj_step_count(VladState *S, Value v)
 {
     /* the driver's own numbers may have been made reals of an enclosing
        *j or j* when a state holding them was differentiated */
-    double x = IS_REAL(v) ? vl_value_primal(v) : -1;
+    double x = IS_REAL(v) ? vl_object_primal(v) : -1;
     if (!(x >= 0) || x != floor(x) || x > 9e15)
         vl_except_runtime(S, VLAD_ERR_RUNTIME,
                           "checkpoint-*j: expected a step count, got %s",
@@ -806,7 +806,7 @@ static Value p_advancer(VladState *S, Value *args)
 static int64_t base_arg(VladState *S, Value v)
 {
     /* up to 2^53, as base=N is parsed (a step count stops at 9e15) */
-    double x = IS_REAL(v) ? vl_value_primal(v) : -1;
+    double x = IS_REAL(v) ? vl_object_primal(v) : -1;
     int64_t b = x >= 1 && x == floor(x) && x <= 9007199254740992.0
                 ? (int64_t)x : 0;
     if (b < 1)
@@ -1026,7 +1026,7 @@ static Value choose_kept(VladState *S, Value kept, size_t c, int64_t n,
         if (j < (size_t)k && chosen[j] == (int)r) {
             j++;
             Value items[2] = {v[r], out};
-            out = vl_value_tuple(items, 2);
+            out = vl_object_tuple(items, 2);
         } else {
             vl_cpj_count_released(S, v[r]);
         }
@@ -1131,7 +1131,7 @@ static Value p_plan(VladState *S, Value *args)
     }
     Value items[4] = {vl_num((double)plan.slots), vl_num((double)plan.base),
                       from, NIL_VAL};
-    return vl_value_tuple(items, 4);
+    return vl_object_tuple(items, 4);
 }
 
 /* (%cpj-split n slots base): the split point of n > base steps. */
@@ -1198,7 +1198,7 @@ static Value p_input(VladState *S, Value *args)
         leave_tight(c);
         c->outermost_open = 0;
     }
-    vl_seg_present(S, AS_CKPT(args[0]));
+    vl_contseg_present(S, AS_CKPT(args[0]));
     return AS_CKPT(args[0])->arg;
 }
 
