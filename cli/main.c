@@ -140,8 +140,8 @@ static int run_stdin_script(VladState *S)
 static __attribute__((noinline)) int run_file(VladState *S, const char *file)
 {
     char full[4096];
-    return report(S, vlad_eval_file(S, vl_options_program_path(file, full,
-                                                               sizeof full), NULL));
+    const char *path = vl_options_program_path(file, full, sizeof full);
+    return report(S, vlad_eval_file(S, path, NULL));
 }
 
 int main(int argc, char **argv)

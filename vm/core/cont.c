@@ -444,7 +444,8 @@ Value *vl_cont_reinstall(VladState *S, const Checkpoint *k, Value **base,
             lazy = vl_contseg_make(S, NULL, s->run, hi + 1,
                                    s->first + s->count - hi - 1, NULL, 0);
         } else {
-            lazy = vl_contseg_make(S, lazy, s->run, s->first, s->count, NULL, 0);
+            lazy = vl_contseg_make(S, lazy, s->run, s->first, s->count,
+                                   NULL, 0);
         }
         lazy = vl_contseg_cat(S, lazy, s->ref);
     }
@@ -494,9 +495,10 @@ Value *vl_cont_underflow(VladState *S, Value *ubase)
     } while (c > h->first && slots < UNDERFLOW_CHUNK);
     const ContSeg *rest;
     if (c > h->first)
-        rest = b == NULL ? h : vl_contseg_make(S, vl_contseg_cat(S, b, h->below),
-                                               h->run, h->first, c - h->first,
-                                               NULL, 0);
+        rest = b == NULL ? h
+                         : vl_contseg_make(S, vl_contseg_cat(S, b, h->below),
+                                           h->run, h->first, c - h->first,
+                                           NULL, 0);
     else
         rest = vl_contseg_cat(S, b, h->below);
     size_t at = uoff;

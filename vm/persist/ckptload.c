@@ -405,7 +405,8 @@ static Value get_value(Dec *d, int role, int frame)
     case X_PLAIN_DUAL: {
         uint64_t active = vl_ckptfile_get_max(&d->in, 1, "an annotation");
         int64_t tag = fresh_tag(d, vl_ckptfile_get_i(&d->in));
-        double x = vl_ckptfile_get_real(&d->in), dx = vl_ckptfile_get_real(&d->in);
+        double x = vl_ckptfile_get_real(&d->in);
+        double dx = vl_ckptfile_get_real(&d->in);
         if (tag <= VL_PLAIN_DUAL_MAX_TAG) {
             PlainDual *p = vl_gc_alloc_atomic(sizeof *p);
             p->primal = x;
@@ -976,7 +977,8 @@ static void read_seg(Dec *d)
     const ContSeg *below = opt_ref_at(d, R_SEG, &bo);
     const ContSeg *ref = opt_ref_at(d, R_SEG, &ro);
     const ContRun *run = opt_ref_at(d, R_RUN, &no);
-    uint64_t first = vl_ckptfile_get_u(&d->in), count = vl_ckptfile_get_u(&d->in);
+    uint64_t first = vl_ckptfile_get_u(&d->in);
+    uint64_t count = vl_ckptfile_get_u(&d->in);
     if (run == NULL ? first != 0 || count != 0
                     : count == 0 || first > run->nframes
                           || count > run->nframes - first)

@@ -37,7 +37,8 @@ typedef struct CkptAccept {
    holds (prog->present: 0 for a plain checkpoint). */
 VL_INTERNAL Value vl_ckptload_value(VladState *S, const unsigned char *data,
                                     size_t len, const char *name,
-                                    CkptProgram *prog, const CkptAccept *accept);
+                                    CkptProgram *prog,
+                                    const CkptAccept *accept);
 
 /* What vl_ckptsave_local wrote (vm/persist/ckptsave.h), with its 'next'
    externals and the caller's scratch: the checkpoint, a new object
