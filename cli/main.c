@@ -149,6 +149,11 @@ int main(int argc, char **argv)
     vl_output_reserve_fds();
     VlOptions o;
     int parsed = vl_options_parse(argc, argv, &o);
+    if (parsed == VL_OPTIONS_VERSION) {
+        printf("vlad %s\nREPL line editing: %s\n", VLAD_VERSION,
+               vl_repl_line_editing());
+        parsed = VL_OPTIONS_EXIT;
+    }
     if (parsed != VL_OPTIONS_RUN) {
         vl_options_free(&o);
         if (parsed < 0)

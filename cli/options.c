@@ -18,8 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "include/vlad.h"
-#include "cli/repl.h"
 
 static const char usage_line[] = "usage: vlad [OPTIONS] [FILE [ARGS...]]";
 
@@ -356,11 +354,8 @@ int vl_options_parse(int argc, char **argv, VlOptions *o)
             *flag = 1;
             continue;
         }
-        if (strcmp(a, "--version") == 0) {
-            printf("vlad %s\nREPL line editing: %s\n", VLAD_VERSION,
-                   vl_repl_line_editing());
-            return VL_OPTIONS_EXIT;
-        }
+        if (strcmp(a, "--version") == 0)
+            return VL_OPTIONS_VERSION;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             printf("%s\n%s", usage_line, help_text);
             return VL_OPTIONS_EXIT;

@@ -38,8 +38,11 @@ typedef struct VlOptions {
 /* What vl_options_parse decided. */
 enum {
     VL_OPTIONS_RUN = 0,     /* run with the options */
-    VL_OPTIONS_EXIT = 1,    /* --help or --version was printed: exit 0 */
-    VL_OPTIONS_USAGE = 2    /* bad usage, already reported: exit 2 */
+    VL_OPTIONS_EXIT = 1,    /* --help was printed: exit 0 */
+    VL_OPTIONS_USAGE = 2,   /* bad usage, already reported: exit 2 */
+    VL_OPTIONS_VERSION = 3  /* --version: the caller prints the version
+                               (with the REPL's line editing, which the
+                               options do not know) and exits 0 */
 };
 
 /* Parse argv into 'o' (whose arrays are malloc'ed: vl_options_free).

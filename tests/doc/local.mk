@@ -14,11 +14,14 @@
 ##   internals.sh   doc/internals.md names files and identifiers that exist
 ##                  (its map and the walk-throughs of section 18)
 ##   layers.py      vm/ is built in floors without circles, as the table of
-##                  doc/internals.md section 2 says
+##                  doc/internals.md section 2 says; parser/ and cli/ have
+##                  no circle either
 ##   install.sh     a staged "make install DESTDIR=..." has every file,
 ##                  working relative links in the installed documents, and
 ##                  doc/embedding.md's commands build examples/embed/
 ##                  against it
+##   csource.py     (not a test) what layers.py shares with other checks:
+##                  reading C sources, the tally of checks
 ## (run from tests/local.mk's harness: $(VLAD), $(srcdir) are set there).
 
 VLAD_DOC_TESTS = \
@@ -31,7 +34,7 @@ VLAD_DOC_TESTS = \
 	%reldir%/install.sh
 
 TESTS += $(VLAD_DOC_TESTS)
-EXTRA_DIST += $(VLAD_DOC_TESTS)
+EXTRA_DIST += $(VLAD_DOC_TESTS) %reldir%/csource.py
 
 ## install.sh installs this build into a temporary DESTDIR, and looks for
 ## the files where this configuration puts them.  A host built against a
