@@ -16,11 +16,14 @@
 ##   layers.py      vm/ is built in floors without circles, as the table of
 ##                  doc/internals.md section 2 says; parser/ and cli/ have
 ##                  no circle either
+##   prefixes.py    every extern function's name says its file or folder
+##                  (vl_<file>_..., vlad_... in vm/api/), as
+##                  doc/internals.md section 2 says
 ##   install.sh     a staged "make install DESTDIR=..." has every file,
 ##                  working relative links in the installed documents, and
 ##                  doc/embedding.md's commands build examples/embed/
 ##                  against it
-##   csource.py     (not a test) what layers.py shares with other checks:
+##   csource.py     (not a test) what layers.py and prefixes.py share:
 ##                  reading C sources, the tally of checks
 ## (run from tests/local.mk's harness: $(VLAD), $(srcdir) are set there).
 
@@ -31,6 +34,7 @@ VLAD_DOC_TESTS = \
 	%reldir%/api-glance.sh \
 	%reldir%/internals.sh \
 	%reldir%/layers.py \
+	%reldir%/prefixes.py \
 	%reldir%/install.sh
 
 TESTS += $(VLAD_DOC_TESTS)
