@@ -22,7 +22,7 @@
  *   base x T(units, slots) re-executed steps, and more budget never
  *   predicts more work; a budget below one snapshot and a one-step base
  *   case is refused with that minimum; a given base is kept.
- * - vl_cpj_choose_kept (vm/cpj/cpjfirst.c), which of the states a first run
+ * - vl_cpj_choose_kept (vm/cpj/cpj.c), which of the states a first run
  *   in chunks kept a reversal starts its segments from: on 3000 random
  *   cases (runs of up to 90 steps, bases 1 to 4, 1 to 8 slots, up to 9
  *   kept states, base-case costs 0 to 20 steps), its choice does the
