@@ -141,8 +141,8 @@ static int run_stdin_script(VladState *S)
 static __attribute__((noinline)) int run_file(VladState *S, const char *file)
 {
     char full[4096];
-    return report(S, vlad_eval_file(S, vl_program_path(file, full,
-                                                       sizeof full), NULL));
+    const char *path = vl_options_program_path(file, full, sizeof full);
+    return report(S, vlad_eval_file(S, path, NULL));
 }
 
 /* --disassemble FILE: the bytecode listing of FILE (or FILE.vlad),
@@ -150,8 +150,8 @@ static __attribute__((noinline)) int run_file(VladState *S, const char *file)
 static __attribute__((noinline)) int list_file(VladState *S, const char *file)
 {
     char full[4096];
-    return report(S, vlad_disassemble(S, vl_program_path(file, full,
-                                                         sizeof full),
+    return report(S, vlad_disassemble(S, vl_options_program_path(file, full,
+                                                                 sizeof full),
                                       NULL));
 }
 
@@ -160,6 +160,11 @@ int main(int argc, char **argv)
     vl_output_reserve_fds();
     VlOptions o;
     int parsed = vl_options_parse(argc, argv, &o);
+    if (parsed == VL_OPTIONS_VERSION) {
+        printf("vlad %s\nREPL line editing: %s\n", VLAD_VERSION,
+               vl_repl_line_editing());
+        parsed = VL_OPTIONS_EXIT;
+    }
     if (parsed != VL_OPTIONS_RUN) {
         vl_options_free(&o);
         if (parsed < 0)
@@ -204,7 +209,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "vlad: %s: %s\n", checkpoint_from,
                 vlad_last_error(S)->message);
         if (o.checkpoint != NULL)       /* an option, not the environment */
-            vl_usage_line();
+            vl_options_usage();
         vlad_close(S);
         vl_options_free(&o);
         return 2;
@@ -213,7 +218,7 @@ int main(int argc, char **argv)
     if (status == 0 && o.autosave != NULL && o.resume == NULL)
         status = vl_saving_start(S, &o);
 
-    double t0 = vl_now_seconds();
+    double t0 = vl_session_now_seconds();
     if (status != 0) {
         /* out of memory */
     } else if (o.disassemble) {
@@ -254,7 +259,7 @@ int main(int argc, char **argv)
     if (o.stats) {
         VladStats st;
         vlad_get_stats(S, &st);
-        vl_stats_print_run(stderr, &st, vl_now_seconds() - t0);
+        vl_stats_print_run(stderr, &st, vl_session_now_seconds() - t0);
     }
     fflush(stdout);
     vl_output_attach(NULL);

@@ -231,7 +231,7 @@ static void cmd_load(VlSession *s, const char *arg)
     else
         snprintf(path, sizeof path, "%.*s", (int)len, arg);
     char full[4096];
-    vl_session_load(s, vl_program_path(path, full, sizeof full));
+    vl_session_load(s, vl_options_program_path(path, full, sizeof full));
 }
 
 static void cmd_stats(VlSession *s, const char *arg)
@@ -273,7 +273,7 @@ static void cmd_step_limit(VlSession *s, const char *arg)
         int64_t n;
         if (strcmp(arg, "none") == 0 || strcmp(arg, "off") == 0) {
             n = 0;
-        } else if (!vl_parse_steps(arg, &n)) {
+        } else if (!vl_options_parse_steps(arg, &n)) {
             fprintf(stderr, ",step-limit needs a non-negative whole number "
                             "(0 or 'none': no limit), got '%s'\n", arg);
             return;
@@ -464,7 +464,7 @@ static void cmd_heap_limit(VlSession *s, const char *arg)
         int64_t n;
         if (strcmp(arg, "none") == 0 || strcmp(arg, "off") == 0) {
             n = 0;
-        } else if (!vl_parse_size(arg, &n)) {
+        } else if (!vl_options_parse_size(arg, &n)) {
             fprintf(stderr, ",heap-limit needs a size in bytes (a whole "
                             "number, suffix k, M or G; 0 or 'none': no "
                             "limit), got '%s'\n", arg);
@@ -743,7 +743,7 @@ int vl_meta_leave(VlSession *s, const char *text)
         char num[32];
         int64_t v;
         snprintf(num, sizeof num, "%.*s", (int)an, a);
-        if (an >= sizeof num || !vl_parse_count(num, &v) || v > 255) {
+        if (an >= sizeof num || !vl_options_parse_count(num, &v) || v > 255) {
             fprintf(stderr, "(%.*s N): N is the exit status, a whole number "
                             "from 0 to 255, got '%.*s'\n", (int)n, w,
                     (int)an, a);

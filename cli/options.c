@@ -18,8 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "include/vlad.h"
-#include "cli/repl.h"
 
 static const char usage_line[] = "usage: vlad [OPTIONS] [FILE [ARGS...]]";
 
@@ -80,21 +78,21 @@ static const char help_text[] =
     "Exit status: 0 on success, 1 on an error in the program, 2 on bad "
     "usage.\n";
 
-void vl_usage_line(void)
+void vl_options_usage(void)
 {
     fprintf(stderr, "%s (try 'vlad --help')\n", usage_line);
 }
 
-int vl_usage_error(const char *fmt, const char *arg)
+int vl_options_error(const char *fmt, const char *arg)
 {
     fprintf(stderr, "vlad: ");
     fprintf(stderr, fmt, arg);
     fputc('\n', stderr);
-    vl_usage_line();
+    vl_options_usage();
     return VL_OPTIONS_USAGE;
 }
 
-int vl_parse_count(const char *s, int64_t *out)
+int vl_options_parse_count(const char *s, int64_t *out)
 {
     if (*s < '0' || *s > '9')
         return 0;
@@ -107,7 +105,7 @@ int vl_parse_count(const char *s, int64_t *out)
     return 1;
 }
 
-int vl_parse_size(const char *s, int64_t *out)
+int vl_options_parse_size(const char *s, int64_t *out)
 {
     size_t n = strlen(s);
     int shift = 0;
@@ -126,17 +124,17 @@ int vl_parse_size(const char *s, int64_t *out)
     memcpy(digits, s, nd);
     digits[nd] = '\0';
     int64_t v;
-    if (!vl_parse_count(digits, &v) || v > (INT64_MAX >> shift))
+    if (!vl_options_parse_count(digits, &v) || v > (INT64_MAX >> shift))
         return 0;
     *out = v << shift;
     return 1;
 }
 
-int vl_parse_steps(const char *s, int64_t *out)
+int vl_options_parse_steps(const char *s, int64_t *out)
 {
-    if (vl_parse_count(s, out))
+    if (vl_options_parse_count(s, out))
         return 1;
-    if (!vl_is_decimal(s) || *s == '-')        /* 1e9, 2.5e6 */
+    if (!vl_options_is_decimal(s) || *s == '-')        /* 1e9, 2.5e6 */
         return 0;
     double x = strtod(s, NULL);
     if (!(x >= 0 && x < 9.2e18) || x != (double)(int64_t)x)
@@ -145,7 +143,7 @@ int vl_parse_steps(const char *s, int64_t *out)
     return 1;
 }
 
-const char *vl_program_path(const char *path, char *buf, size_t n)
+const char *vl_options_program_path(const char *path, char *buf, size_t n)
 {
     size_t len = strlen(path);
     if (access(path, F_OK) == 0 || len + 6 > n
@@ -155,7 +153,7 @@ const char *vl_program_path(const char *path, char *buf, size_t n)
     return access(buf, F_OK) == 0 ? buf : path;
 }
 
-int vl_is_decimal(const char *s)
+int vl_options_is_decimal(const char *s)
 {
     int digits = 0;
     if (*s == '+' || *s == '-')
@@ -224,14 +222,14 @@ static int parse_autosave(VlOptions *o, const char *name, const char *v)
         char *end;
         double s = strtod(opt + 7, &end);
         if (end == opt + 7 || *end != '\0' || !(s >= 0) || s > 1e9)
-            return vl_usage_error("--autosave: every= needs a number of "
-                                  "seconds, got '%s'", opt + 7);
+            return vl_options_error("--autosave: every= needs a number of "
+                                    "seconds, got '%s'", opt + 7);
         o->autosave_every = s;
         o->autosave_every_given = 1;
         n = (size_t)(opt - v);
     }
     if (n == 0)
-        return vl_usage_error("%s needs a file, got ''", name);
+        return vl_options_error("%s needs a file, got ''", name);
     o->autosave = strndup(v, n);
     if (o->autosave == NULL)
         return -1;
@@ -246,38 +244,38 @@ static int set_value(VlOptions *o, int id, const char *name, const char *v)
         break;
     case OPT_I:
         if (*v == '\0')
-            return vl_usage_error("option '%s' needs a directory, got ''",
-                                  name);
+            return vl_options_error("option '%s' needs a directory, got ''",
+                                    name);
         o->dirs[o->ndirs++] = v;
         break;
     case OPT_STEP_LIMIT:
-        if (!vl_parse_steps(v, &o->step_limit))
-            return vl_usage_error("--step-limit needs a non-negative "
-                                  "whole number (such as 1000000 or 1e9), "
-                                  "got '%s'", v);
+        if (!vl_options_parse_steps(v, &o->step_limit))
+            return vl_options_error("--step-limit needs a non-negative "
+                                    "whole number (such as 1000000 or 1e9), "
+                                    "got '%s'", v);
         break;
     case OPT_HEAP_LIMIT:
-        if (!vl_parse_size(v, &o->heap_limit))
-            return vl_usage_error("--heap-limit needs a size in bytes (a "
-                                  "non-negative integer, optionally with "
-                                  "a suffix k, M or G), got '%s'", v);
+        if (!vl_options_parse_size(v, &o->heap_limit))
+            return vl_options_error("--heap-limit needs a size in bytes (a "
+                                    "non-negative integer, optionally with "
+                                    "a suffix k, M or G), got '%s'", v);
         break;
     case OPT_CHECKPOINT:
         if (*v == '\0')
-            return vl_usage_error("%s needs a strategy (bisection or "
-                                  "binomial), got ''", name);
+            return vl_options_error("%s needs a strategy (bisection or "
+                                    "binomial), got ''", name);
         o->checkpoint = v;
         break;
     case OPT_RESUME:
         if (*v == '\0')
-            return vl_usage_error("%s needs a checkpoint file, got ''",
-                                  name);
+            return vl_options_error("%s needs a checkpoint file, got ''",
+                                    name);
         o->resume = v;
         break;
     case OPT_AUTOSAVE:
         return parse_autosave(o, name, v);
     default:
-        return vl_usage_error("internal error: option '%s'", name);
+        return vl_options_error("internal error: option '%s'", name);
     }
     return VL_OPTIONS_RUN;
 }
@@ -322,7 +320,7 @@ static int complete_long(const char *a, char *out, size_t outlen)
         snprintf(opt, sizeof opt, "%.*s", (int)(n < 60 ? n : 60), a);
         fprintf(stderr, "vlad: option '%s' is ambiguous; possibilities:%s\n",
                 opt, names);
-        vl_usage_line();
+        vl_options_usage();
         return 0;
     }
     snprintf(out, outlen, "%s%s", count == 1 ? found : "", count == 1
@@ -362,11 +360,8 @@ int vl_options_parse(int argc, char **argv, VlOptions *o)
             *flag = 1;
             continue;
         }
-        if (strcmp(a, "--version") == 0) {
-            printf("vlad %s\nREPL line editing: %s\n", VLAD_VERSION,
-                   vl_repl_line_editing());
-            return VL_OPTIONS_EXIT;
-        }
+        if (strcmp(a, "--version") == 0)
+            return VL_OPTIONS_VERSION;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             printf("%s\n%s", usage_line, help_text);
             return VL_OPTIONS_EXIT;
@@ -380,8 +375,8 @@ int vl_options_parse(int argc, char **argv, VlOptions *o)
             const char *v;
             if (a[n] == '\0') {
                 if (k + 1 >= argc)
-                    return vl_usage_error("option '%s' needs an argument",
-                                          name);
+                    return vl_options_error("option '%s' needs an argument",
+                                            name);
                 v = argv[++k];
             } else if (name[1] != '-') {
                 v = a + n;              /* -eEXPR, -IDIR */
@@ -407,22 +402,22 @@ int vl_options_parse(int argc, char **argv, VlOptions *o)
             name[n] = '\0';
             if (flag_of(o, name) != NULL || strcmp(name, "--version") == 0
                 || strcmp(name, "--help") == 0)
-                return vl_usage_error("option '%s' takes no argument", name);
+                return vl_options_error("option '%s' takes no argument", name);
         }
-        return vl_usage_error("unknown option '%s'", a);
+        return vl_options_error("unknown option '%s'", a);
     }
     if (o->autosave != NULL && o->resume == NULL && k >= argc
         && o->nexprs == 0)
-        return vl_usage_error("--autosave %s saves a program as it runs: "
-                              "give FILE (or -e, or --resume)", o->autosave);
+        return vl_options_error("--autosave %s saves a program as it runs: "
+                                "give FILE (or -e, or --resume)", o->autosave);
     if (o->autosave != NULL && o->nexprs > 0 && k < argc
-        && !vl_is_decimal(argv[k]))
-        return vl_usage_error("--autosave %s saves one program: give -e or "
-                              "FILE, not both", o->autosave);
+        && !vl_options_is_decimal(argv[k]))
+        return vl_options_error("--autosave %s saves one program: give -e or "
+                                "FILE, not both", o->autosave);
     if (o->resume != NULL && (k < argc || o->nexprs > 0))
-        return vl_usage_error("--resume %s runs a saved computation: no "
-                              "program (FILE, -e or ARGS) goes with it",
-                              o->resume);
+        return vl_options_error("--resume %s runs a saved computation: no "
+                                "program (FILE, -e or ARGS) goes with it",
+                                o->resume);
     if (o->disassemble) {       /* one program file, listed, not run */
         const char *other = o->nexprs > 0 ? "-e"
                             : o->resume != NULL ? "--resume"
@@ -430,20 +425,20 @@ int vl_options_parse(int argc, char **argv, VlOptions *o)
                             : k < argc && strcmp(argv[k], "-") == 0
                             ? "- (standard input)" : NULL;
         if (other != NULL)
-            return vl_usage_error("--disassemble lists the bytecode of a "
-                                  "program file: it takes no %s", other);
+            return vl_options_error("--disassemble lists the bytecode of a "
+                                    "program file: it takes no %s", other);
         if (k >= argc)
-            return vl_usage_error("option '%s' needs FILE", "--disassemble");
+            return vl_options_error("option '%s' needs FILE", "--disassemble");
     }
     /* with -e, FILE is optional: a decimal real is a program argument */
-    if (k < argc && (o->nexprs == 0 || !vl_is_decimal(argv[k])))
+    if (k < argc && (o->nexprs == 0 || !vl_options_is_decimal(argv[k])))
         o->file = argv[k++];
     o->args = argv + k;
     o->nargs = argc - k;
     for (int j = 0; j < o->nargs; j++)
-        if (!vl_is_decimal(o->args[j]))
-            return vl_usage_error("program arguments must be decimal "
-                                  "reals, got '%s'", o->args[j]);
+        if (!vl_options_is_decimal(o->args[j]))
+            return vl_options_error("program arguments must be decimal "
+                                    "reals, got '%s'", o->args[j]);
     return VL_OPTIONS_RUN;
 }
 

@@ -129,7 +129,7 @@ int vl_saving_start(VladState *S, const VlOptions *o)
 {
     char full[4096];
     const char *program = o->file != NULL && strcmp(o->file, "-") != 0
-                          ? vl_program_path(o->file, full, sizeof full)
+                          ? vl_options_program_path(o->file, full, sizeof full)
                           : NULL;
     if (check_target(S, o->autosave, program, NULL, 0))
         return 1;

@@ -19,7 +19,7 @@
 #include "cli/progress.h"
 #include "cli/signals.h"
 
-double vl_now_seconds(void)
+double vl_session_now_seconds(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -267,7 +267,7 @@ static VladStatus run(VlSession *s, Run *r, int flags)
     VladState *S = s->S;
     VladStats before;
     vlad_get_stats(S, &before);
-    double t0 = vl_now_seconds();
+    double t0 = vl_session_now_seconds();
     vl_signals_arm(S);
     VladStatus st;
     switch (r->kind) {
@@ -291,7 +291,7 @@ static VladStatus run(VlSession *s, Run *r, int flags)
         break;
     }
     int hit = vl_signals_disarm();
-    double t1 = vl_now_seconds();
+    double t1 = vl_session_now_seconds();
     vl_progress_end();
     if (st == VLAD_ERR_INCOMPLETE && (flags & VL_EVAL_QUIET_INCOMPLETE)) {
         if (hit) {

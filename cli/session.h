@@ -96,6 +96,6 @@ void vl_session_adopt(VlSession *s, VladValue u);
 void vl_session_close(VlSession *s);
 
 /* Wall-clock seconds (monotonic). */
-double vl_now_seconds(void);
+double vl_session_now_seconds(void);
 
 #endif

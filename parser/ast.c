@@ -18,21 +18,21 @@ static Pattern *pat(PatternKind kind, SrcPos pos, Datum *src)
     return p;
 }
 
-Pattern *vl_pat_var(SrcPos pos, Datum *src, Symbol *var)
+Pattern *vl_ast_pat_var(SrcPos pos, Datum *src, Symbol *var)
 {
     Pattern *p = pat(P_VAR, pos, src);
     p->var = var;
     return p;
 }
 
-Pattern *vl_pat_const(SrcPos pos, Datum *src, Datum *constant)
+Pattern *vl_ast_pat_const(SrcPos pos, Datum *src, Datum *constant)
 {
     Pattern *p = pat(P_CONST, pos, src);
     p->constant = constant;
     return p;
 }
 
-Pattern *vl_pat_cons(SrcPos pos, Datum *src, Pattern *car, Pattern *cdr)
+Pattern *vl_ast_pat_cons(SrcPos pos, Datum *src, Pattern *car, Pattern *cdr)
 {
     Pattern *p = pat(P_CONS, pos, src);
     p->car = car;

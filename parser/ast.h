@@ -68,9 +68,9 @@ typedef struct Ast {
 } Ast;
 
 /* Constructors (GC memory; arrays are taken over, not copied). */
-VL_INTERNAL Pattern *vl_pat_var(SrcPos pos, Datum *src, Symbol *var);
-VL_INTERNAL Pattern *vl_pat_const(SrcPos pos, Datum *src, Datum *constant);
-VL_INTERNAL Pattern *vl_pat_cons(SrcPos pos, Datum *src, Pattern *car, Pattern *cdr);
+VL_INTERNAL Pattern *vl_ast_pat_var(SrcPos pos, Datum *src, Symbol *var);
+VL_INTERNAL Pattern *vl_ast_pat_const(SrcPos pos, Datum *src, Datum *constant);
+VL_INTERNAL Pattern *vl_ast_pat_cons(SrcPos pos, Datum *src, Pattern *car, Pattern *cdr);
 VL_INTERNAL Ast *vl_ast_const(SrcPos pos, Datum *constant);
 VL_INTERNAL Ast *vl_ast_var(SrcPos pos, Symbol *var);
 VL_INTERNAL Ast *vl_ast_lambda(SrcPos pos, Pattern *param, Ast *body, const char *name);

@@ -410,7 +410,7 @@ static Pattern *fold_patterns(Datum *outer, Datum *l, Pattern **pats, int n,
     int i = n - 1;
     Pattern *acc = tail != NULL ? tail : pats[i--];
     for (; i >= 0; i--)
-        acc = vl_pat_cons(subs[i]->pos, subs[i], pats[i], acc);
+        acc = vl_ast_pat_cons(subs[i]->pos, subs[i], pats[i], acc);
     return acc;
 }
 
@@ -426,8 +426,8 @@ static Pattern *pattern_list(Ctx *c, const char *who, VarSet *vs,
         pats[i] = pattern(c, who, vs, car(e));
     Pattern *tail = NULL;
     if (nil_tail)
-        tail = n == 0 ? vl_pat_const(outer->pos, outer, e)
-                      : vl_pat_const(e->pos, e, e);
+        tail = n == 0 ? vl_ast_pat_const(outer->pos, outer, e)
+                      : vl_ast_pat_const(e->pos, e, e);
     return fold_patterns(outer, l, pats, n, tail);
 }
 
@@ -438,14 +438,14 @@ static Pattern *pattern_datum(Ctx *c, const char *who, VarSet *vs, Datum *d)
     switch (d->kind) {
     case D_SYM:
         varset_add(c, who, vs, d);
-        return vl_pat_var(d->pos, d, d->u.sym);
+        return vl_ast_pat_var(d->pos, d, d->u.sym);
     case D_NUM:
     case D_BOOL:
-        return vl_pat_const(d->pos, d, d);
+        return vl_ast_pat_const(d->pos, d, d);
     case D_NIL:
         bad_pattern(c, d, "write '() for the empty list");
     case D_STR:
-        return vl_pat_const(d->pos, d, d);
+        return vl_ast_pat_const(d->pos, d, d);
     case D_PAIR:
         break;
     }
@@ -457,17 +457,17 @@ static Pattern *pattern_datum(Ctx *c, const char *who, VarSet *vs, Datum *d)
     case K_QUOTE:
         if (len != 2)
             bad_pattern(c, d, "quote takes exactly one datum");
-        return vl_pat_const(d->pos, d, nth(d, 1));
+        return vl_ast_pat_const(d->pos, d, nth(d, 1));
     case K_CONS: {
         if (len != 3)
             bad_pattern(c, d, "cons takes exactly 2 patterns");
         Pattern *a = pattern(c, who, vs, nth(d, 1));
         Pattern *b = pattern(c, who, vs, nth(d, 2));
-        return vl_pat_cons(d->pos, d, a, b);
+        return vl_ast_pat_cons(d->pos, d, a, b);
     }
     case K_CONSSTAR:
         if (len == 1)
-            return vl_pat_const(d->pos, d, cdr(d));
+            return vl_ast_pat_const(d->pos, d, cdr(d));
         return pattern_list(c, who, vs, d, cdr(d), len - 1, false);
     case K_LIST:
         return pattern_list(c, who, vs, d, cdr(d), len - 1, true);
@@ -493,7 +493,7 @@ static Pattern *params_pattern(Ctx *c, const char *who, Datum *params)
 {
     VarSet vs = { NULL, 0, 0 };
     if (params->kind == D_NIL)
-        return vl_pat_const(params->pos, params, params);
+        return vl_ast_pat_const(params->pos, params, params);
     if (params->kind != D_PAIR)
         fail(c, params->pos, "%s: the parameter list must be a list of "
              "patterns, got '%s' (a procedure takes exactly one argument; "
@@ -633,7 +633,7 @@ static NOINLINE Ast *expand_named_let(Ctx *c, const Env *env, Datum *form,
 
     Pattern *param;
     if (n == 0) {
-        param = vl_pat_const(bindings->pos, bindings, bindings);
+        param = vl_ast_pat_const(bindings->pos, bindings, bindings);
         args[0] = nil_const(bindings->pos);
     } else {
         /* The parameter list as if written (lambda (p ...) ...). */
@@ -870,7 +870,7 @@ static NOINLINE Ast *expand_begin(Ctx *c, const Env *env, Datum *form,
         Pattern **p = vl_gc_alloc(sizeof *p);
         Ast **init = vl_gc_alloc(sizeof *init);
         Symbol *t = vl_symbol_gensym(c->syms, "begin");
-        p[0] = vl_pat_var(xs[i]->pos, vl_datum_sym(xs[i]->pos, t), t);
+        p[0] = vl_ast_pat_var(xs[i]->pos, vl_datum_sym(xs[i]->pos, t), t);
         init[0] = xs[i];
         acc = vl_ast_let(i == 0 ? form->pos : xs[i]->pos, 1, p, init, acc);
     }
@@ -1025,7 +1025,7 @@ static Ast *value_let(Def *d, Ast *body)
 {
     Pattern **p = vl_gc_alloc(sizeof *p);
     Ast **init = vl_gc_alloc(sizeof *init);
-    p[0] = vl_pat_var(d->name->pos, d->name, d->name->u.sym);
+    p[0] = vl_ast_pat_var(d->name->pos, d->name, d->name->u.sym);
     init[0] = d->init;
     return vl_ast_let(d->form->pos, 1, p, init, body);
 }

@@ -20,7 +20,7 @@ static uint32_t hash_bytes(const char *s, size_t len)
     return h;
 }
 
-VlSymtab *vl_symtab_new(void)
+VlSymtab *vl_symbol_table_new(void)
 {
     VlSymtab *t = vl_gc_alloc(sizeof *t);
     t->nbuckets = 256;

@@ -29,7 +29,7 @@ typedef struct VlSymtab {
     uint32_t gensyms;     /* counter for gensym names */
 } VlSymtab;
 
-VL_INTERNAL VlSymtab *vl_symtab_new(void);
+VL_INTERNAL VlSymtab *vl_symbol_table_new(void);
 VL_INTERNAL Symbol *vl_symbol_intern(VlSymtab *t, const char *name, size_t len);
 VL_INTERNAL Symbol *vl_symbol_intern_c(VlSymtab *t, const char *name);
 /* The symbol spelled 'name' if it is interned, else NULL (nothing is

@@ -14,6 +14,10 @@
 ##   internals.sh   doc/internals.md names files and identifiers that exist
 ##                  (its map and the walk-throughs of section 18)
 ##   layers.py      vm/ is built in floors without circles, as the table of
+##                  doc/internals.md section 2 says; parser/ and cli/ have
+##                  no circle either
+##   prefixes.py    every extern function's name says its file or folder
+##                  (vl_<file>_..., vlad_... in vm/api/), as
 ##                  doc/internals.md section 2 says
 ##   recipe-function.sh, recipe-repl.sh, recipe-type.sh
 ##                  the checklists of doc/internals.md section 18 ("a new
@@ -30,6 +34,8 @@
 ##                  working relative links in the installed documents, and
 ##                  doc/embedding.md's commands build examples/embed/
 ##                  against it
+##   csource.py     (not a test) what layers.py and prefixes.py share:
+##                  reading C sources, the tally of checks
 ## (run from tests/local.mk's harness: $(VLAD), $(srcdir) are set there).
 
 VLAD_DOC_TESTS = \
@@ -39,6 +45,7 @@ VLAD_DOC_TESTS = \
 	%reldir%/api-glance.sh \
 	%reldir%/internals.sh \
 	%reldir%/layers.py \
+	%reldir%/prefixes.py \
 	%reldir%/recipe-function.sh \
 	%reldir%/recipe-repl.sh \
 	%reldir%/recipe-type.sh \
@@ -46,7 +53,7 @@ VLAD_DOC_TESTS = \
 	%reldir%/install.sh
 
 TESTS += $(VLAD_DOC_TESTS)
-EXTRA_DIST += $(VLAD_DOC_TESTS) %reldir%/recipe-lib.sh
+EXTRA_DIST += $(VLAD_DOC_TESTS) %reldir%/recipe-lib.sh %reldir%/csource.py
 
 ## install.sh installs this build into a temporary DESTDIR, and looks for
 ## the files where this configuration puts them.  A host built against a

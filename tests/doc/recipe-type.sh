@@ -54,10 +54,10 @@ recipe_edit vm/core/object.c 's.replace("    case VT_VOID: return \"void\";\n", 
 '"    case VT_VOID: return \"void\";\n    case VT_BOX: return \"box\";\n", 1)'
 # 3. printing
 recipe_edit vm/core/print.c 's.replace('\
-'"        case VT_VOID:\n            vl_buf_adds(b, \"#<void>\");\n            break;\n", '\
-'"        case VT_VOID:\n            vl_buf_adds(b, \"#<void>\");\n            break;\n"'\
+'"        case VT_VOID:\n            vl_strbuf_adds(b, \"#<void>\");\n            break;\n", '\
+'"        case VT_VOID:\n            vl_strbuf_adds(b, \"#<void>\");\n            break;\n"'\
 '"        case VT_BOX:\n"'\
-'"            vl_buf_adds(b, \"#<box \");\n"'\
+'"            vl_strbuf_adds(b, \"#<box \");\n"'\
 '"            st[n++] = (Work){NIL_VAL, 2, \">\"};\n"'\
 '"            st[n++] = (Work){AS_BOX(x)->v, 0, NULL};\n"'\
 '"            break;\n", 1)'
@@ -112,8 +112,8 @@ recipe_edit vm/persist/ckptfile.h 's.replace("    R__COUNT\n", '\
 recipe_edit vm/persist/ckptsave.c 's.replace("K_GLOBAL, K_TEXT\n", "K_GLOBAL, K_TEXT, K_BOX\n", 1)'
 recipe_edit vm/persist/ckptsave.c 's.replace('\
 '"    case VT_RAW:\n        if (role == ROLE_INT || role == ROLE_TAG) {\n", '\
-'"    case VT_BOX:\n        vl_ckpt_put_byte(o, v.tag);\n"'\
-'"        vl_ckpt_put_u(o, number(e, v.as.obj, K_BOX));\n        return;\n"'\
+'"    case VT_BOX:\n        vl_ckptfile_put_byte(o, v.tag);\n"'\
+'"        vl_ckptfile_put_u(o, number(e, v.as.obj, K_BOX));\n        return;\n"'\
 '"    case VT_RAW:\n        if (role == ROLE_INT || role == ROLE_TAG) {\n", 1)'
 recipe_edit vm/persist/ckptsave.c 's.replace("    case VT_PAIR: push_obj(e, v.as.obj, K_PAIR); break;\n", '\
 '"    case VT_PAIR: push_obj(e, v.as.obj, K_PAIR); break;\n"'\
@@ -122,7 +122,7 @@ recipe_edit vm/persist/ckptsave.c 's.replace("    case K_GLOBAL:             /* 
 '"    case K_BOX:\n        push_value(e, ((const Box *)obj)->v, ROLE_DATA);\n        break;\n"'\
 '"    case K_GLOBAL:             /* queued", 1)'
 recipe_edit vm/persist/ckptsave.c 's.replace("    case K_GLOBAL: {\n", '\
-'"    case K_BOX:\n        vl_ckpt_put_byte(o, R_BOX);\n"'\
+'"    case K_BOX:\n        vl_ckptfile_put_byte(o, R_BOX);\n"'\
 '"        put_value(e, ((const Box *)obj)->v, ROLE_DATA);\n        break;\n"'\
 '"    case K_GLOBAL: {\n", 1)'
 # 8. loading

@@ -20,7 +20,7 @@
  */
 #include "config.h"
 #include "include/vlad.h"
-#include "vm/persist/ckptfile.h"     /* vl_ckpt_crc32 (linked with the library's objects) */
+#include "vm/persist/ckptfile.h"     /* vl_ckptfile_crc32 (linked with the library's objects) */
 
 #include <stdint.h>
 #include <stdio.h>
@@ -82,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t n)
         for (int k = 0; k < 8; k++)
             file[24 + k] = (unsigned char)((uint64_t)p >> (8 * k));
         memcpy(file + 32, in + 1, p);
-        uint32_t crc = vl_ckpt_crc32(file, 32 + p);
+        uint32_t crc = vl_ckptfile_crc32(file, 32 + p);
         for (int k = 0; k < 4; k++)
             file[32 + p + k] = (unsigned char)(crc >> (8 * k));
     }

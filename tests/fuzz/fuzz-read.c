@@ -48,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static VlSymtab *syms;
     if (syms == NULL) {
         vl_gc_init();
-        syms = vl_symtab_new();
+        syms = vl_symbol_table_new();
     }
     Datum *forms = NULL;
     VlDiag *diags = NULL;

@@ -49,7 +49,7 @@ static void load_job(VladState *S, void *ud)
 {
     Load *l = ud;
     CkptAccept accept = {NULL, NULL, &l->st};
-    l->out = vl_ckpt_load(S, l->data, l->len, "<forged>", NULL, &accept);
+    l->out = vl_ckptload_value(S, l->data, l->len, "<forged>", NULL, &accept);
 }
 
 static unsigned char header[32];
@@ -84,7 +84,7 @@ typedef struct Save {
 static void save_job(VladState *S, void *ud)
 {
     Save *s = ud;
-    vl_ckpt_save(S, s->u, NULL, &s->file);
+    vl_ckptsave_file(S, s->u, NULL, &s->file);
 }
 
 /* The file of checkpoint u (the global 'name'). */
@@ -148,7 +148,7 @@ static void units(VladState *S, size_t nforms, size_t reps, int each)
     CHECK(st.compiles == (each ? nforms : 1));
     CHECK(st.records == nunits + 5);
     CHECK(vl_toplevel_apply(S, S->resume_value, u, &r) == VLAD_OK
-          && IS_REAL(r) && vl_value_primal(r) == 7.0);
+          && IS_REAL(r) && vl_object_primal(r) == 7.0);
     free(b.d);
     free(text);
 }
@@ -299,7 +299,7 @@ static void interrupted(VladState *S)
     CHECK(load(S, &b, NULL, NULL) == VLAD_ERR_INTERRUPTED);
     CHECK(strstr(message(S), "interrupted while loading") != NULL);
     Value v;
-    CHECK(vl_state_lookup(S, "kept", &v) && vl_value_primal(v) == 1.0);
+    CHECK(vl_state_lookup(S, "kept", &v) && vl_object_primal(v) == 1.0);
     free(b.d);
     /* and the reader of a saved text looks at the flag at every token */
     Datum *out;

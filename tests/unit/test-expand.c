@@ -920,7 +920,7 @@ static void test_deep(void)
 int main(void)
 {
     vl_gc_init();
-    syms = vl_symtab_new();
+    syms = vl_symbol_table_new();
     test_top_level();
     test_application();
     test_constants();

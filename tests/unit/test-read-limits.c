@@ -20,7 +20,7 @@
 int main(void)
 {
     vl_gc_init();
-    VlSymtab *syms = vl_symtab_new();
+    VlSymtab *syms = vl_symbol_table_new();
     const char text[] = "(+ 1 2)";
     Datum *forms = NULL;
     VlDiag *diags = NULL;

@@ -805,7 +805,7 @@ static void test_printing(void)
 int main(void)
 {
     vl_gc_init();
-    syms = vl_symtab_new();
+    syms = vl_symbol_table_new();
     test_numbers();
     test_symbols();
     test_booleans_strings();

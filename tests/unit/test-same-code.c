@@ -1,5 +1,5 @@
 /*
- * tests/unit/test-same-code.c -- vl_proto_same_code (vm/core/object.h): which
+ * tests/unit/test-same-code.c -- vl_object_same_code (vm/core/object.h): which
  * prototypes a zip of a value and its (co)tangent takes for the same code
  *
  * The same prototype; the prototypes of a form and of the same form
@@ -44,34 +44,34 @@ int main(void)
     CHECK(run(S, g) == VLAD_OK);
     const Proto *g2 = proto_of(S, "g");
     CHECK(g1 != NULL && g2 != NULL && g1 != g2);
-    CHECK(vl_proto_same_code(g1, g1));
-    CHECK(vl_proto_same_code(g1, g2));
-    CHECK(vl_proto_same_code(g2, g1));
-    CHECK(vl_proto_same_code(child(g1), child(g2)));
+    CHECK(vl_object_same_code(g1, g1));
+    CHECK(vl_object_same_code(g1, g2));
+    CHECK(vl_object_same_code(g2, g1));
+    CHECK(vl_object_same_code(child(g1), child(g2)));
     /* a place of one form is not another place of the other */
-    CHECK(!vl_proto_same_code(g1, child(g2)));
-    CHECK(!vl_proto_same_code(child(g1), g2));
+    CHECK(!vl_object_same_code(g1, child(g2)));
+    CHECK(!vl_object_same_code(child(g1), g2));
 
     /* other code: a constant, a global read, the inline decision */
     CHECK(run(S, "(define (g x) (let loop ((i 0) (a x))"
                  " (if (= i 10) a (loop (+ i 1) (+ a 2)))))") == VLAD_OK);
-    CHECK(!vl_proto_same_code(g1, proto_of(S, "g")));
-    CHECK(!vl_proto_same_code(child(g1), child(proto_of(S, "g"))));
+    CHECK(!vl_object_same_code(g1, proto_of(S, "g")));
+    CHECK(!vl_object_same_code(child(g1), child(proto_of(S, "g"))));
     CHECK(run(S, "(define (z x) (* x 0.0))") == VLAD_OK);
     const Proto *z1 = proto_of(S, "z");
     CHECK(run(S, "(define (z x) (* x -0.0))") == VLAD_OK);
-    CHECK(!vl_proto_same_code(z1, proto_of(S, "z")));
+    CHECK(!vl_object_same_code(z1, proto_of(S, "z")));
     CHECK(run(S, "(define (z x) (* x 0.0))") == VLAD_OK);
-    CHECK(vl_proto_same_code(z1, proto_of(S, "z")));
+    CHECK(vl_object_same_code(z1, proto_of(S, "z")));
     CHECK(run(S, "(define (r x) (+ x a))") == VLAD_OK);
     const Proto *r1 = proto_of(S, "r");
     CHECK(run(S, "(define (r x) (+ x b))") == VLAD_OK);
-    CHECK(!vl_proto_same_code(r1, proto_of(S, "r")));
+    CHECK(!vl_object_same_code(r1, proto_of(S, "r")));
     CHECK(run(S, "(define (s x) (+ x 1))") == VLAD_OK);
     const Proto *s1 = proto_of(S, "s");
     CHECK(run(S, "(define (+ a b) (- a b))") == VLAD_OK);
     CHECK(run(S, "(define (s x) (+ x 1))") == VLAD_OK);
-    CHECK(!vl_proto_same_code(s1, proto_of(S, "s")));
+    CHECK(!vl_object_same_code(s1, proto_of(S, "s")));
 
     /* two lambdas written alike in one form are two codes */
     CHECK(run(S, "(define two (list (lambda (x) (* 2 x))"
@@ -82,8 +82,8 @@ int main(void)
         Value a = AS_PAIR(two)->car;
         Value b = AS_PAIR(AS_PAIR(two)->cdr)->car;
         CHECK(IS_CLOSURE(a) && IS_CLOSURE(b));
-        CHECK(!vl_proto_same_code(AS_CLOSURE(a)->proto,
-                                  AS_CLOSURE(b)->proto));
+        CHECK(!vl_object_same_code(AS_CLOSURE(a)->proto,
+                                   AS_CLOSURE(b)->proto));
     }
 
     /* lambdas nested deeper than the comparison's first stack */
@@ -98,14 +98,14 @@ int main(void)
     const Proto *d1 = proto_of(S, "d");
     CHECK(run(S, deep) == VLAD_OK);
     const Proto *d2 = proto_of(S, "d");
-    CHECK(d1 != d2 && vl_proto_same_code(d1, d2));
+    CHECK(d1 != d2 && vl_object_same_code(d1, d2));
     const Proto *c1 = d1, *c2 = d2;
     while (c1 != NULL && c1->nchildren > 0) {
         c1 = child(c1);
         c2 = child(c2);
     }
-    CHECK(c1 != d1 && vl_proto_same_code(c1, c2));
-    CHECK(!vl_proto_same_code(c1, d2));
+    CHECK(c1 != d1 && vl_object_same_code(c1, c2));
+    CHECK(!vl_object_same_code(c1, d2));
     vl_toplevel_close(S);
     return CHECK_DONE();
 }

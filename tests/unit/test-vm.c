@@ -79,7 +79,7 @@ static void test_printing(void)
                          123456.5, 2.0 / 3, M_PI, -1e-300, 5e-324,
                          1.7976931348623157e308};
     for (size_t k = 0; k < sizeof xs / sizeof xs[0]; k++) {
-        vl_buf_init(&b);
+        vl_strbuf_init(&b);
         vl_print_number(&b, xs[k]);
         CHECK(strtod(b.data, NULL) == xs[k]);
     }
@@ -87,17 +87,17 @@ static void test_printing(void)
     for (int k = 0; k < 10000; k++) {
         double x = ((double)rand() / RAND_MAX - 0.5)
                    * pow(10, rand() % 40 - 20);
-        vl_buf_init(&b);
+        vl_strbuf_init(&b);
         vl_print_number(&b, x);
         CHECK(strtod(b.data, NULL) == x);
     }
-    vl_buf_init(&b);
+    vl_strbuf_init(&b);
     vl_print_number(&b, 832040);
     CHECK(strcmp(b.data, "832040") == 0);
-    vl_buf_init(&b);
+    vl_strbuf_init(&b);
     vl_print_number(&b, 1e-7);
     CHECK(strcmp(b.data, "1e-07") == 0);
-    vl_buf_init(&b);
+    vl_strbuf_init(&b);
     vl_print_number(&b, NAN);
     CHECK(strcmp(b.data, "+nan.0") == 0);
 }
@@ -107,10 +107,10 @@ static void test_equality(VladState *S)
     Value a = eval(S, "'(1 (2 3) #t ())");
     Value b = eval(S, "(list 1 (list 2 3) #t '())");
     Value c = eval(S, "'(1 (2 4) #t ())");
-    CHECK(vl_value_equal(a, b));
-    CHECK(!vl_value_equal(a, c));
-    CHECK(vl_value_equal(vl_num(2), vl_num(2)));
-    CHECK(!vl_value_equal(vl_num(2), TRUE_VAL));
+    CHECK(vl_object_equal(a, b));
+    CHECK(!vl_object_equal(a, c));
+    CHECK(vl_object_equal(vl_num(2), vl_num(2)));
+    CHECK(!vl_object_equal(vl_num(2), TRUE_VAL));
 }
 
 static void test_calls(VladState *S)
@@ -137,10 +137,10 @@ static void test_steps(VladState *S)
     eval(S, "(define (loop i x) (if (= i 0) x (loop (- i 1) (+ x 1))))");
     Value r1 = eval(S, "(primops loop 10 0)");
     Value r2 = eval(S, "(primops loop 10 0)");
-    CHECK(vl_value_equal(r1, r2));
+    CHECK(vl_object_equal(r1, r2));
     CHECK(IS_PAIR(r1));
     if (IS_PAIR(r1) && IS_PAIR(AS_PAIR(r1)->cdr))
-        CHECK(vl_value_primal(AS_PAIR(AS_PAIR(r1)->cdr)->car) == 11);
+        CHECK(vl_object_primal(AS_PAIR(AS_PAIR(r1)->cdr)->car) == 11);
 }
 
 static void test_checkpoint_size(VladState *S)
@@ -167,13 +167,13 @@ static void test_checkpoint_size(VladState *S)
     Value a = eval(S, "(resume u)");
     Value b = eval(S, "(resume u)");
     Value c = eval(S, "(run 1.5)");
-    CHECK(vl_value_equal(a, b) && vl_value_equal(a, c));
+    CHECK(vl_object_equal(a, b) && vl_object_equal(a, c));
     CHECK(AS_CKPT(u)->bytes == before);
     /* deep non-tail recursion: the checkpoint holds one frame per level */
     eval(S, "(define (sum n) (if (= n 0) 0 (+ n (sum (- n 1)))))");
     Value d = eval(S, "(checkpoint sum 1000 500)");
     CHECK(IS_CKPT(d) && AS_CKPT(d)->nframes >= 499);
-    CHECK(vl_value_primal(eval(S, "(resume (checkpoint sum 1000 500))"))
+    CHECK(vl_object_primal(eval(S, "(resume (checkpoint sum 1000 500))"))
           == 500500);
 }
 
@@ -214,7 +214,7 @@ static void test_chain_sharing(VladState *S)
     Value r1 = NIL_VAL, r2 = NIL_VAL;
     CHECK(vl_toplevel_apply(S, S->resume_value, u, &r1) == VLAD_OK);
     CHECK(vl_toplevel_apply(S, S->resume_value, u, &r2) == VLAD_OK);
-    CHECK(vl_value_equal(r1, r0) && vl_value_equal(r2, r0));
+    CHECK(vl_object_equal(r1, r0) && vl_object_equal(r2, r0));
 }
 
 static Value leaf_id(VladState *S, Value a, Value b, void *ud)
@@ -222,7 +222,7 @@ static Value leaf_id(VladState *S, Value a, Value b, void *ud)
     (void)S;
     (void)b;
     (*(int *)ud)++;
-    return vl_num(vl_value_primal(a) * 2);
+    return vl_num(vl_object_primal(a) * 2);
 }
 
 static void test_walker(VladState *S)
@@ -235,7 +235,7 @@ static void test_walker(VladState *S)
     Value s2 = AS_PAIR(AS_PAIR(w)->cdr)->car;
     CHECK(s1.as.obj == s2.as.obj);
     StrBuf b;
-    vl_buf_init(&b);
+    vl_strbuf_init(&b);
     vl_print_value(S, &b, w, 0);
     CHECK(strcmp(b.data, "((2 4) (2 4) 6)") == 0);
     /* a recursive closure (a cycle through letrec) */
@@ -267,9 +267,9 @@ static void test_derivatives(VladState *S)
     char src[256];
     for (size_t k = 0; k < sizeof u / sizeof u[0]; k++) {
         snprintf(src, sizeof src, "(cadr (j* %s %.17g 1))", u[k].f, u[k].x);
-        CHECK_NEAR(vl_value_primal(eval(S, src)), u[k].d, 1e-14);
+        CHECK_NEAR(vl_object_primal(eval(S, src)), u[k].d, 1e-14);
         snprintf(src, sizeof src, "(cadr (*j %s %.17g 1))", u[k].f, u[k].x);
-        CHECK_NEAR(vl_value_primal(eval(S, src)), u[k].d, 1e-14);
+        CHECK_NEAR(vl_object_primal(eval(S, src)), u[k].d, 1e-14);
     }
 }
 

@@ -317,7 +317,7 @@ static Value make_node(VladState *S, int64_t tag, Value primal, int n,
     S->tape_bytes += sizeof *e;
     S->tape_nodes++;
     TapeSlot *t = &c->slots[j];
-    t->primal = vl_value_primal(primal);
+    t->primal = vl_object_primal(primal);
     t->parent = VL_TAPE_GENERAL;
     t->parent1 = VL_TAPE_NONE;
     /* the slots a compact node would take for its partials, unused: a
@@ -326,7 +326,7 @@ static Value make_node(VladState *S, int64_t tag, Value primal, int n,
        and the tape in its (co)tangent, made by another run, correspond
        slot by slot (through_tape) */
     uint32_t slots = vl_tape_node_slots(
-        rule, n, n > 0 ? vl_value_primal(partials[0]) : 0);
+        rule, n, n > 0 ? vl_object_primal(partials[0]) : 0);
     for (uint32_t k = 1; k < slots; k++)
         t[k] = (TapeSlot){0, VL_TAPE_CONT, 0};
     c->conts += slots - 1;
@@ -365,7 +365,7 @@ static Value plus_zero(VladState *S, Value v)
 {
     if (v.tag == VT_NUM)
         return vl_num(0.0 + v.as.num);
-    double p = vl_value_primal(v);
+    double p = vl_object_primal(v);
     return p == 0 && signbit(p) ? add(S, vl_num(0), v) : v;
 }
 
@@ -501,13 +501,13 @@ Value vl_ad_binary(VladState *S, int op, Value a, Value b)
 #define VLM_NEG(a) vl_ad_binary(S, IN_SUB, vl_num(0), (a))
 #define VLM_FN(ID, a) vl_ad_unary(S, IN_##ID, (a))
 #define VLM_FN2(ID, a, b) vl_ad_binary(S, IN_##ID, (a), (b))
-#define VLM_IF_NONZERO(g, e) (vl_value_primal(g) == 0 ? vl_num(0) : (e))
+#define VLM_IF_NONZERO(g, e) (vl_object_primal(g) == 0 ? vl_num(0) : (e))
 #define VLM_IF(p, g, h, e, f) \
-    (p(vl_value_primal(g), vl_value_primal(h)) ? (e) : (f))
+    (p(vl_object_primal(g), vl_object_primal(h)) ? (e) : (f))
 #define VLM_ONE_MINUS_SQ(a) lifted_one_minus_sq(S, (a))
 #define VLM_SECH2(x, y) lifted_sech2(S, (x), (y))
 #define VLM_SCALE(a, b) \
-    vl_num(vl_math_scale(vl_value_primal(a), vl_value_primal(b)))
+    vl_num(vl_math_scale(vl_object_primal(a), vl_object_primal(b)))
 #define VLM_SUMSQ(a, b) lifted_sumsq(S, (a), (b))
 
 /* The operations of the tables that use an operand twice or choose a
@@ -517,7 +517,7 @@ Value vl_ad_binary(VladState *S, int op, Value a, Value b)
    from primals (an error term, a sign, a scale) is a constant here. */
 static Value lifted_one_minus_sq(VladState *S, Value a)
 {
-    double err = vl_math_sq_err(vl_value_primal(a));
+    double err = vl_math_sq_err(vl_object_primal(a));
     Value d = vl_ad_binary(S, IN_MUL, a, a);
     d = vl_ad_binary(S, IN_SUB, vl_num(1), d);
     return vl_ad_binary(S, IN_SUB, d, vl_num(err));
@@ -525,7 +525,7 @@ static Value lifted_one_minus_sq(VladState *S, Value a)
 
 static Value lifted_sech2(VladState *S, Value x, Value y)
 {
-    double px = vl_value_primal(x);
+    double px = vl_object_primal(x);
     if (fabs(px) < 20) {
         Value t = vl_ad_unary(S, IN_COSH, x);
         t = vl_ad_binary(S, IN_DIV, vl_num(1), t);
@@ -695,7 +695,7 @@ static void fresh_find(VladState *S, void *ud, const ContRun *run,
 {
     Fresh *fr = ud;
     const Proto *p = run->frames[f].closure->proto;
-    int64_t t = vl_seg_run_reg(run, f, p->ctlreg + VL_AD_TAG)->as.i;
+    int64_t t = vl_contseg_run_reg(run, f, p->ctlreg + VL_AD_TAG)->as.i;
     if (fr->tag >= 0 ? t != fr->tag : !vl_ad_active(S, t))
         return;
     if (fr->rl == NULL)
@@ -710,11 +710,11 @@ static void fresh_patch(VladState *S, void *ud, const ContRun *run,
 {
     Fresh *fr = ud;
     const Proto *p = run->frames[f].closure->proto;
-    Value *t = vl_seg_run_reg(run, f, p->ctlreg + VL_AD_TAG);
+    Value *t = vl_contseg_run_reg(run, f, p->ctlreg + VL_AD_TAG);
     t->as.i = vl_ad_relabel_tag(fr->rl, t->as.i);
     if (p->kind != PK_STARJ)
         return;
-    Value *end = vl_seg_run_reg(run, f, p->ctlreg + VL_STARJ_TAPE_END);
+    Value *end = vl_contseg_run_reg(run, f, p->ctlreg + VL_STARJ_TAPE_END);
     if (end->tag == VT_RAW && end->as.ptr != NULL)
         end->as.ptr = vl_ad_relabel_tape(S, fr->rl, (TapeChunk *)end->as.ptr);
 }
@@ -722,7 +722,7 @@ static void fresh_patch(VladState *S, void *ud, const ContRun *run,
 const Checkpoint *vl_ad_fresh_tags(VladState *S, const Checkpoint *k,
                                    int64_t tag)
 {
-    vl_seg_present(S, k);                   /* (spill=DIR) */
+    vl_contseg_present(S, k);                   /* (spill=DIR) */
     Fresh fr = {NULL, tag};
     each_ad_frame(S, k, fresh_find, &fr);
     if (fr.rl == NULL)
@@ -978,7 +978,7 @@ static void extend_copy(VladState *S, TagCtx *c, const TapeChunk *a,
         e->primal = leaf(S, pa, pb, c);
         for (int k = 0; k < n; k++)
             e->partials[k] = leaf(S, da[k], k < m ? db[k] : vl_num(0), c);
-        t->primal = vl_value_primal(e->primal);
+        t->primal = vl_object_primal(e->primal);
     }
 }
 
@@ -1078,7 +1078,7 @@ Value vl_ad_jstar_result(VladState *S, int64_t tag, Value y)
     Value primal = vl_walk_map_hook(S, y, leaf_primal, &c, ckpt_jstar);
     c.ncopies = 0;
     Value tangent = vl_walk_map_hook(S, y, leaf_tangent, &c, ckpt_jstar);
-    return vl_value_list2(primal, tangent);
+    return vl_object_list2(primal, tangent);
 }
 
 /* ===== *j ===== */
@@ -1143,7 +1143,7 @@ static Value leaf_seed(VladState *S, Value y, Value bar, void *ud)
     if (c->sw == NULL)
         accumulate(S, &c->sens[i], ybar);
     else if (ybar.tag == VT_NUM)
-        *vl_sweep_sens(c->sw, i) += ybar.as.num;
+        *vl_adsweep_sens(c->sw, i) += ybar.as.num;
     else
         c->nonplain = 1;
     return y;
@@ -1157,7 +1157,7 @@ static Value leaf_extract(VladState *S, Value y, Value bar, void *ud)
     if (i == VL_TAPE_NONE)
         return vl_num_marked(0, VL_ACTIVE);
     if (c->sw != NULL)
-        return vl_num_marked(*vl_sweep_sens(c->sw, i), VL_ACTIVE);
+        return vl_num_marked(*vl_adsweep_sens(c->sw, i), VL_ACTIVE);
     return c->sens[i].tag == VT_UNDEF ? vl_num_marked(0, VL_ACTIVE)
                                       : marked(c->sens[i]);
 }
@@ -1200,15 +1200,15 @@ static void backprop(VladState *S, Value *sens, const TapeChunk *c,
 static int sweep_plain(VladState *S, TagCtx *c, Value y, Value ybar,
                        const TapeChunk *chunk, uint32_t n)
 {
-    c->sw = vl_sweep_begin(chunk, n);
+    c->sw = vl_adsweep_begin(chunk, n);
     ad_zip(S, y, ybar, leaf_seed, c, "*j", "cotangent");
     if (c->nonplain) {
-        vl_sweep_end(c->sw);
+        vl_adsweep_end(c->sw);
         c->sw = NULL;
         c->nonplain = 0;
         return 0;
     }
-    vl_sweep_run(c->sw);
+    vl_adsweep_run(c->sw);
     return 1;
 }
 
@@ -1224,8 +1224,8 @@ Value vl_ad_starj_result(VladState *S, int64_t tag, Value xnodes, Value y,
         && sweep_plain(S, &c, y, ybar, chunk, n)) {
         Value xbar = ad_map(S, xnodes, leaf_extract, &c);
         primal = ad_map(S, y, leaf_primal, &c);
-        vl_sweep_end(c.sw);
-        return vl_value_list2(primal, xbar);
+        vl_adsweep_end(c.sw);
+        return vl_object_list2(primal, xbar);
     }
     c.sens = vl_gc_alloc((count ? count : 1) * sizeof(Value));
     ad_zip(S, y, ybar, leaf_seed, &c, "*j", "cotangent");
@@ -1247,7 +1247,7 @@ Value vl_ad_starj_result(VladState *S, int64_t tag, Value xnodes, Value y,
     Value xbar = ad_map(S, xnodes, leaf_extract, &c);
     primal = ad_map(S, y, leaf_primal, &c);
     vl_gc_free(c.sens);
-    return vl_value_list2(primal, xbar);
+    return vl_object_list2(primal, xbar);
 }
 
 /* ===== Fresh tags for a resumed execution ===== */

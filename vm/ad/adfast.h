@@ -420,7 +420,7 @@ static inline int vl_ad_plain_primal(Value v, double *x)
     case VT_NUM: *x = v.as.num; return 1;
     case VT_DUAL:
         *x = v.aux & VL_AUX_BITS ? ((const PlainDual *)v.as.obj)->primal
-                                 : vl_value_primal(v);
+                                 : vl_object_primal(v);
         return 1;
     default: return 0;
     }

@@ -63,7 +63,7 @@ static unsigned class_of(uint32_t n)
     return k;
 }
 
-VlSweep *vl_sweep_begin(const TapeChunk *chunk, uint32_t n)
+VlSweep *vl_adsweep_begin(const TapeChunk *chunk, uint32_t n)
 {
     VlSweep *sw = vl_gc_alloc(sizeof *sw);
     uint32_t k = 0;
@@ -141,7 +141,7 @@ static Entry *entry_of(VlSweep *sw, uint32_t *hit, uint32_t i)
     return e;
 }
 
-double *vl_sweep_sens(VlSweep *sw, uint32_t i)
+double *vl_adsweep_sens(VlSweep *sw, uint32_t i)
 {
     Entry *e = entry_of(sw, &sw->hit, i);
     return &segment(sw, e)[i - e->base];
@@ -175,10 +175,10 @@ static inline double *parent_sens(VlSweep *sw, double *s0, uint32_t base,
 {
     if (VL_LIKELY(p >= base))
         return &s0[p - base];
-    return vl_sweep_sens(sw, p);
+    return vl_adsweep_sens(sw, p);
 }
 
-void vl_sweep_run(VlSweep *sw)
+void vl_adsweep_run(VlSweep *sw)
 {
     for (uint32_t k = sw->nchunks; k-- > 0;) {
         Entry *e = &sw->dir[k];
@@ -250,7 +250,7 @@ void vl_sweep_run(VlSweep *sw)
     }
 }
 
-void vl_sweep_end(VlSweep *sw)
+void vl_adsweep_end(VlSweep *sw)
 {
     for (uint32_t k = 0; k < sw->nchunks; k++) {
         if (sw->dir[k].sens != NULL)

@@ -15,13 +15,13 @@
 typedef struct VlSweep VlSweep;
 
 /* The sweep of the all-compact tape (chunk, n). */
-VL_INTERNAL VlSweep *vl_sweep_begin(const TapeChunk *chunk, uint32_t n);
+VL_INTERNAL VlSweep *vl_adsweep_begin(const TapeChunk *chunk, uint32_t n);
 /* The sensitivity of node i (a node of the tape), zero until seeded or
-   swept into; after vl_sweep_run, that of a leaf (a node with no
+   swept into; after vl_adsweep_run, that of a leaf (a node with no
    parent). */
-VL_INTERNAL double *vl_sweep_sens(VlSweep *sw, uint32_t i);
+VL_INTERNAL double *vl_adsweep_sens(VlSweep *sw, uint32_t i);
 /* Propagate every node's sensitivity to its parents, last node first. */
-VL_INTERNAL void vl_sweep_run(VlSweep *sw);
-VL_INTERNAL void vl_sweep_end(VlSweep *sw);
+VL_INTERNAL void vl_adsweep_run(VlSweep *sw);
+VL_INTERNAL void vl_adsweep_end(VlSweep *sw);
 
 #endif

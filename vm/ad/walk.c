@@ -146,7 +146,7 @@ static VL_NORETURN void mismatch(Walk *w, Value a, Value b)
     vl_except_runtime(S, VLAD_ERR_RUNTIME,
                       "%s: the %s does not have the shape of the value: "
                       "expected %s where %s has %s (%s %s, value %s)",
-                      w->who, w->what, vl_value_kind(a), w->what,
+                      w->who, w->what, vl_object_kind(a), w->what,
                       vl_print_to_string(S, b, 60),
                       w->what, vl_print_to_string(S, w->whole_b, 120),
                       vl_print_to_string(S, w->whole_a, 120));
@@ -240,7 +240,7 @@ static Value open_closure(Walk *w, Todo *t, Value a, Value b)
     Closure *ca = AS_CLOSURE(a);
     if (w->zip && !IS_CLOSURE(b))
         mismatch(w, a, b);
-    if (w->zip && !vl_proto_same_code(AS_CLOSURE(b)->proto, ca->proto))
+    if (w->zip && !vl_object_same_code(AS_CLOSURE(b)->proto, ca->proto))
         code_mismatch(w, a, b, ca->proto, AS_CLOSURE(b)->proto);
     Closure *cb = w->zip ? AS_CLOSURE(b) : ca;
     uint16_t n = ca->proto->nfree;
@@ -295,7 +295,7 @@ static int copy_frame(void *ud, const ContRun *run, uint32_t f)
     if (cp->fb != NULL) {
         fb = &cp->fb->runs[k]->frames[cp->fb->index[k]];
         vb = cp->fb->runs[k]->values + fb->first;
-        if (!vl_proto_same_code(fb->closure->proto, fa->closure->proto))
+        if (!vl_object_same_code(fb->closure->proto, fa->closure->proto))
             code_mismatch(cp->w, cp->a, cp->b, fa->closure->proto,
                           fb->closure->proto);
         if (fb->ret_pc != fa->ret_pc)
@@ -323,9 +323,9 @@ static int copy_frame(void *ud, const ContRun *run, uint32_t f)
 static Value open_checkpoint(Walk *w, Todo *t, Value a, Value b)
 {
     Checkpoint *ka = AS_CKPT(a);
-    vl_seg_present(w->S, ka);               /* (spill=DIR) */
+    vl_contseg_present(w->S, ka);               /* (spill=DIR) */
     if (w->zip && IS_CKPT(b))
-        vl_seg_present(w->S, AS_CKPT(b));
+        vl_contseg_present(w->S, AS_CKPT(b));
     if (w->zip && (!IS_CKPT(b) || AS_CKPT(b)->finished != ka->finished
                    || AS_CKPT(b)->nframes != ka->nframes))
         mismatch(w, a, b);
@@ -341,7 +341,7 @@ static Value open_checkpoint(Walk *w, Todo *t, Value a, Value b)
         return r;
     }
     uint64_t n = ka->nframes;
-    if (n > FLAT_MAX || vl_seg_values(ka->seq) > UINT32_MAX)
+    if (n > FLAT_MAX || vl_contseg_values(ka->seq) > UINT32_MAX)
         vl_except_runtime(w->S, VLAD_ERR_MEMORY,
                           "%s: a checkpoint of %llu frames is too large",
                           w->who ? w->who : "walk", (unsigned long long)n);
@@ -351,12 +351,12 @@ static Value open_checkpoint(Walk *w, Todo *t, Value a, Value b)
         fb->runs = vl_gc_alloc((n ? n : 1) * sizeof *fb->runs);
         fb->index = vl_gc_alloc_atomic((n ? n : 1) * sizeof *fb->index);
         fb->n = n;
-        vl_seg_each_frame(kb->seq, flat_add, fb);
+        vl_contseg_each_frame(kb->seq, flat_add, fb);
     }
-    uint32_t nv = (uint32_t)vl_seg_values(ka->seq);
-    CopyFrames cp = {w, t, a, b, fb, vl_seg_run((uint32_t)n, nv),
+    uint32_t nv = (uint32_t)vl_contseg_values(ka->seq);
+    CopyFrames cp = {w, t, a, b, fb, vl_contseg_run((uint32_t)n, nv),
                      (uint32_t)n, nv};
-    vl_seg_each_frame(ka->seq, copy_frame, &cp);
+    vl_contseg_each_frame(ka->seq, copy_frame, &cp);
     ContRun *run = cp.run;
     for (uint32_t f = (uint32_t)n; f-- > 0;) {
         const CapFrame *cf = &run->frames[f];
@@ -365,8 +365,8 @@ static Value open_checkpoint(Walk *w, Todo *t, Value a, Value b)
         push(t, vl_obj(VT_CLOSURE, cf->closure), vl_obj(VT_CLOSURE, cbl),
              &run->frames[f].closure, 1);
     }
-    nk->seq = n ? vl_seg_init(w->S, &run->whole, NULL, run, 0, (uint32_t)n,
-                              NULL, 1)
+    nk->seq = n ? vl_contseg_init(w->S, &run->whole, NULL, run, 0, (uint32_t)n,
+                                  NULL, 1)
               : NULL;
     push(t, ka->arg, kb->arg, &nk->arg, 0);
     push(t, ka->callee, kb->callee, &nk->callee, 0);
@@ -406,7 +406,7 @@ static Value walk(Walk *w, Value a, Value b)
         case VT_NIL:
         case VT_BOOL:
         case VT_STR:        /* equal spelling: two literals match */
-            if (w->zip && !vl_value_equal(a, b))
+            if (w->zip && !vl_object_equal(a, b))
                 mismatch(w, a, b);
             r = a;
             break;

@@ -1,9 +1,11 @@
 /*
  * vm/api/api.c -- the public interface (include/vlad.h)
  *
- * With vm/api/apivalue.c (values, references, AD conveniences) and
- * vm/api/apihost.c (host primitives), the only files that convert between
- * public and internal types (vm/api/apiconv.h).  Every entry point that runs
+ * With the other files of vm/api/ -- apivalue.c (values, references, AD
+ * conveniences), apihost.c (host primitives), apickpt.c (saving and
+ * loading checkpoints), apiio.c (output) and apiconv.c (the conversions
+ * themselves, vm/api/apiconv.h) -- the only files that convert between
+ * public and internal types.  Every entry point that runs
  * VLAD code goes through vl_toplevel_eval or another protected call, so
  * nothing longjmps out of libvlad; the others that allocate run under
  * vl_except_protect too (an exhausted heap must not end the process).
@@ -149,7 +151,7 @@ static void list_job(VladState *S, void *ud)
 {
     ListJob *job = ud;
     StrBuf b;
-    vl_buf_init(&b);
+    vl_strbuf_init(&b);
     vl_disasm_proto(S, &b, job->proto, job->name);
     vl_state_write(S, b.data, b.len);
 }
@@ -199,7 +201,7 @@ void vlad_interrupt(VladState *S)
 {
     /* no thread registration: callable from a signal handler */
     if (S != NULL)
-        vl_stdin_wake(S);
+        vl_stdinwait_wake(S);
 }
 
 VladStatus vlad_call(VladState *S, VladValue fn, VladValue arg,

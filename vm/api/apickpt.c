@@ -32,8 +32,8 @@ static void save_job(VladState *S, void *ud)
     if (!IS_CKPT(job->u))
         vl_except_at(S, VLAD_ERR_ARGUMENT, (SrcPos){NULL, 0, 0},
                      "vlad_checkpoint_save: expected a checkpoint, got a %s",
-                     vl_value_kind(job->u));
-    vl_ckpt_save(S, job->u, NULL, &job->file);
+                     vl_object_kind(job->u));
+    vl_ckptsave_file(S, job->u, NULL, &job->file);
 }
 
 /* Check the arguments shared by the save functions; VLAD_OK to go on. */
@@ -87,10 +87,10 @@ VladStatus vlad_checkpoint_save(VladState *S, VladValue u, const char *path)
     if (st != VLAD_OK)
         return st;
     VlSaveFile f;
-    int bad = vl_save_open(&f, path) != 0;
+    int bad = vl_savefile_open(&f, path) != 0;
     if (!bad) {
-        bad = vl_save_write(&f, job.file.data, job.file.len) != 0;
-        (void)vl_save_close(&f, 0);         /* (f.why is kept) */
+        bad = vl_savefile_write(&f, job.file.data, job.file.len) != 0;
+        (void)vl_savefile_close(&f, 0);         /* (f.why is kept) */
     }
     if (bad)
         return vl_toplevel_fail(S, VLAD_ERR_IO, "cannot write '%s': %s",
@@ -125,8 +125,8 @@ static void load_job(VladState *S, void *ud)
         job->data = (const unsigned char *)vl_toplevel_read_saved(
             S, job->path, &job->len);
     CkptAccept accept = {need_checkpoint, job, NULL};
-    job->out = vl_ckpt_load(S, job->data, job->len, job->name, NULL,
-                            &accept);
+    job->out = vl_ckptload_value(S, job->data, job->len, job->name, NULL,
+                                 &accept);
 }
 
 static VladStatus load(VladState *S, LoadJob *job, VladValue *out)
@@ -222,8 +222,8 @@ static void info_job(VladState *S, void *ud)
     InfoJob *job = ud;
     size_t len;
     char *data = vl_toplevel_read_saved(S, job->path, &len);
-    vl_ckpt_info(S, (const unsigned char *)data, len, job->path,
-                 &job->prog);
+    vl_ckptload_info(S, (const unsigned char *)data, len, job->path,
+                     &job->prog);
 }
 
 /* Read the header of the file at 'path' into job->prog ('fn' and 'what'

@@ -33,7 +33,7 @@ int vlad_is_number(VladValue v)
 
 double vlad_to_number(VladValue v)
 {
-    return vlad_is_number(v) ? vl_value_primal(to_internal(v)) : 0.0;
+    return vlad_is_number(v) ? vl_object_primal(to_internal(v)) : 0.0;
 }
 
 VladValue vlad_boolean(int b)
@@ -77,13 +77,13 @@ static void cons_job(VladState *S, void *ud)
     ConsJob *job = ud;
     if (job->xs == NULL) {
         Value items[2] = {job->car, job->cdr};
-        job->result = vl_value_tuple(items, 2);
+        job->result = vl_object_tuple(items, 2);
         return;
     }
     Value l = NIL_VAL;
     for (size_t k = job->n; k-- > 0;) {
         Value items[2] = {vl_num(job->xs[k]), l};
-        l = vl_value_tuple(items, 2);
+        l = vl_object_tuple(items, 2);
     }
     job->result = l;
 }
@@ -157,7 +157,7 @@ long vlad_numbers_of_list(VladValue list, double *out, size_t cap)
         if (!IS_REAL(x))
             return -1;
         if (n < cap)
-            out[n] = vl_value_primal(x);
+            out[n] = vl_object_primal(x);
     }
     return IS_NIL(l) ? (long)n : -1;
 }
@@ -221,17 +221,17 @@ static void ad_args_job(VladState *S, void *ud)
         x = bar = NIL_VAL;
         for (size_t k = job->n; k-- > 0;) {
             Value a[2] = {vl_num(job->xs[k]), x};
-            x = vl_value_tuple(a, 2);
+            x = vl_object_tuple(a, 2);
             if (job->bars != NULL) {
                 Value b[2] = {vl_num(job->bars[k]), bar};
-                bar = vl_value_tuple(b, 2);
+                bar = vl_object_tuple(b, 2);
             }
         }
         if (job->bars == NULL)
             bar = vl_num(job->bar0);
     }
     Value items[3] = {job->f, x, bar};
-    job->arg = vl_value_tuple(items, 3);
+    job->arg = vl_object_tuple(items, 3);
 }
 
 static VladStatus apply_ad(VladState *S, AdJob *job, Value *y, Value *d)
@@ -301,9 +301,9 @@ VladStatus vlad_derivative(VladState *S, VladValue fn, double x,
     if (!IS_REAL(y))
         return not_real(S, "vlad_derivative", y);
     if (value != NULL)
-        *value = vl_value_primal(y);
+        *value = vl_object_primal(y);
     if (derivative != NULL)
-        *derivative = vl_value_primal(d);
+        *derivative = vl_object_primal(d);
     return VLAD_OK;
 }
 
@@ -325,7 +325,7 @@ VladStatus vlad_gradient(VladState *S, VladValue fn, const double *x,
     if (!IS_REAL(y))
         return not_real(S, "vlad_gradient", y);
     if (value != NULL)
-        *value = vl_value_primal(y);
+        *value = vl_object_primal(y);
     if (gradient != NULL)
         vlad_numbers_of_list(to_public(g), gradient, n);
     return VLAD_OK;
@@ -350,8 +350,8 @@ VladStatus vlad_directional_derivative(VladState *S, VladValue fn,
     if (!IS_REAL(y))
         return not_real(S, "vlad_directional_derivative", y);
     if (value != NULL)
-        *value = vl_value_primal(y);
+        *value = vl_object_primal(y);
     if (derivative != NULL)
-        *derivative = vl_value_primal(d);
+        *derivative = vl_object_primal(d);
     return VLAD_OK;
 }

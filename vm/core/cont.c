@@ -245,7 +245,7 @@ static Checkpoint *capture(VladState *S, size_t delim, Value *fb, int nargs,
         if (caller == stop)
             break;
         const Proto *p = AS_CLOSURE(caller[-1])->proto;
-        if (vl_seg_is_underflow(S, p)) {
+        if (vl_contseg_is_underflow(S, p)) {
             nlazy++;
         } else {
             nvalues += count_live(p, above[-2].as.ptr);
@@ -253,12 +253,12 @@ static Checkpoint *capture(VladState *S, size_t delim, Value *fb, int nargs,
         }
         above = caller;
     }
-    ContRun *run = vl_seg_run(nframes, nvalues);
+    ContRun *run = vl_contseg_run(nframes, nvalues);
     Lazy local[8];
     Lazy *lazy = nlazy <= 8 ? local : vl_gc_alloc(nlazy * sizeof *lazy);
     Checkpoint *k = vl_gc_alloc(sizeof *k);
     k->callee = fb[1];
-    k->arg = vl_value_tuple(fb + 2, nargs);
+    k->arg = vl_object_tuple(fb + 2, nargs);
     /* fill frames top-down, storing them bottom-first; values are laid
        out bottom-first too */
     size_t vend = nvalues, li = nlazy;
@@ -270,8 +270,8 @@ static Checkpoint *capture(VladState *S, size_t delim, Value *fb, int nargs,
             break;
         Closure *c = AS_CLOSURE(caller[-1]);
         const Proto *p = c->proto;
-        if (vl_seg_is_underflow(S, p)) {
-            lazy[--li] = (Lazy){vl_seg_lazy(S, caller), f};
+        if (vl_contseg_is_underflow(S, p)) {
+            lazy[--li] = (Lazy){vl_contseg_lazy(S, caller), f};
             above = caller;
             continue;
         }
@@ -301,10 +301,10 @@ static Checkpoint *capture(VladState *S, size_t delim, Value *fb, int nargs,
         uint32_t at = i < nlazy ? lazy[i].at : nframes;
         const ContSeg *ref = i < nlazy ? lazy[i].seq : NULL;
         if (at > pos && run->whole.run == NULL)     /* the first range */
-            seq = vl_seg_init(S, &run->whole, seq, run, pos, at - pos, ref,
-                              1);
+            seq = vl_contseg_init(S, &run->whole, seq, run, pos, at - pos, ref,
+                                  1);
         else
-            seq = vl_seg_make(S, seq, run, pos, at - pos, ref, 1);
+            seq = vl_contseg_make(S, seq, run, pos, at - pos, ref, 1);
         pos = at;
     }
     k->seq = seq;
@@ -313,8 +313,8 @@ static Checkpoint *capture(VladState *S, size_t delim, Value *fb, int nargs,
     if (cut)
         vl_delim_cut(S, delim);
     k->steps_at = now;
-    k->nframes = vl_seg_frames(k->seq);
-    k->bytes = vl_seg_bytes(k->nframes, vl_seg_values(k->seq));
+    k->nframes = vl_contseg_frames(k->seq);
+    k->bytes = vl_contseg_bytes(k->nframes, vl_contseg_values(k->seq));
     return k;
 }
 
@@ -363,7 +363,7 @@ static void place_frames(VladState *S, size_t *at, const ContRun *run,
         for (int r = live_first(l, nruns); q < nruns;
              r = live_next(l, nruns, &q, r))
             base[r] = *v++;
-        if (delimiters && vl_seg_delimiter(S, p))
+        if (delimiters && vl_contseg_delimiter(S, p))
             vl_delim_reinstall(S, p, base, now);
         Value *next = base + cf->delta;
         next[-2] = vl_raw(0);
@@ -413,7 +413,7 @@ static void place_lazy(VladState *S, size_t *at, const ContSeg *seq)
 Value *vl_cont_reinstall(VladState *S, const Checkpoint *k, Value **base,
                          const Instr *ret_ip, int dest, int64_t now)
 {
-    vl_seg_present(S, k);                   /* (spill=DIR) */
+    vl_contseg_present(S, k);                   /* (spill=DIR) */
     size_t boff = (size_t)(*base - S->stack);
     size_t at = boff + (size_t)dest + 2;
     vl_cont_reserve(S, at, 3 + VL_STACK_SLACK);
@@ -438,17 +438,18 @@ Value *vl_cont_reinstall(VladState *S, const Checkpoint *k, Value **base,
         s = spine[n];
         if (s->hook_lo >= 0) {
             uint32_t lo = (uint32_t)s->hook_lo, hi = (uint32_t)s->hook_hi;
-            lazy = vl_seg_make(S, lazy, s->run, s->first, lo - s->first,
-                               NULL, 0);
+            lazy = vl_contseg_make(S, lazy, s->run, s->first, lo - s->first,
+                                   NULL, 0);
             if (lazy != NULL)
                 place_lazy(S, &at, lazy);
             place_frames(S, &at, s->run, lo, hi + 1, 1, now);
-            lazy = vl_seg_make(S, NULL, s->run, hi + 1,
-                               s->first + s->count - hi - 1, NULL, 0);
+            lazy = vl_contseg_make(S, NULL, s->run, hi + 1,
+                                   s->first + s->count - hi - 1, NULL, 0);
         } else {
-            lazy = vl_seg_make(S, lazy, s->run, s->first, s->count, NULL, 0);
+            lazy = vl_contseg_make(S, lazy, s->run, s->first, s->count,
+                                   NULL, 0);
         }
-        lazy = vl_seg_cat(S, lazy, s->ref);
+        lazy = vl_contseg_cat(S, lazy, s->ref);
     }
     if (lazy != NULL)
         place_lazy(S, &at, lazy);
@@ -472,15 +473,15 @@ Value *vl_cont_underflow(VladState *S, Value *ubase)
     const ContSeg *b = NULL;
     for (;;) {
         if (h->ref != NULL) {
-            b = vl_seg_cat(S, b, h->below);
-            b = vl_seg_make(S, b, h->run, h->first, h->count, NULL, 0);
+            b = vl_contseg_cat(S, b, h->below);
+            b = vl_contseg_make(S, b, h->run, h->first, h->count, NULL, 0);
             h = h->ref;
             cnt = h->count;
             continue;
         }
         if (cnt > 0)
             break;
-        h = vl_seg_cat(S, b, h->below);     /* (never: a range is not
+        h = vl_contseg_cat(S, b, h->below);     /* (never: a range is not
                                                empty) */
         b = NULL;
         if (h == NULL)
@@ -496,11 +497,12 @@ Value *vl_cont_underflow(VladState *S, Value *ubase)
     } while (c > h->first && slots < UNDERFLOW_CHUNK);
     const ContSeg *rest;
     if (c > h->first)
-        rest = b == NULL ? h : vl_seg_make(S, vl_seg_cat(S, b, h->below),
+        rest = b == NULL ? h
+                         : vl_contseg_make(S, vl_contseg_cat(S, b, h->below),
                                            h->run, h->first, c - h->first,
                                            NULL, 0);
     else
-        rest = vl_seg_cat(S, b, h->below);
+        rest = vl_contseg_cat(S, b, h->below);
     size_t at = uoff;
     if (rest != NULL) {             /* the underflow frame stays */
         ubase[0].as.ptr = rest;

@@ -11,7 +11,7 @@
 
 #include <string.h>
 
-ContRun *vl_seg_run(uint32_t nframes, size_t nvalues)
+ContRun *vl_contseg_run(uint32_t nframes, size_t nvalues)
 {
     ContRun *r = vl_gc_alloc(sizeof *r + nframes * sizeof(CapFrame)
                              + nvalues * sizeof(Value));
@@ -21,7 +21,7 @@ ContRun *vl_seg_run(uint32_t nframes, size_t nvalues)
     return r;
 }
 
-uint64_t vl_seg_range_values(const ContRun *r, uint32_t a, uint32_t b)
+uint64_t vl_contseg_range_values(const ContRun *r, uint32_t a, uint32_t b)
 {
     if (b <= a)
         return 0;
@@ -39,31 +39,31 @@ static void seg_sums(ContSeg *s)
 {
     s->hooks = s->hook_lo >= 0 || (s->below != NULL && s->below->hooks)
                || (s->ref != NULL && s->ref->hooks);
-    s->nframes = sat_add(sat_add(vl_seg_frames(s->below), s->count),
-                         vl_seg_frames(s->ref));
-    s->nvalues = sat_add(sat_add(vl_seg_values(s->below),
-                                 s->count ? vl_seg_range_values(
+    s->nframes = sat_add(sat_add(vl_contseg_frames(s->below), s->count),
+                         vl_contseg_frames(s->ref));
+    s->nvalues = sat_add(sat_add(vl_contseg_values(s->below),
+                                 s->count ? vl_contseg_range_values(
                                      s->run, s->first, s->first + s->count)
                                           : 0),
-                         vl_seg_values(s->ref));
+                         vl_contseg_values(s->ref));
 }
 
-const ContSeg *vl_seg_make(const VladState *S, const ContSeg *below,
-                           const ContRun *run, uint32_t first,
-                           uint32_t count, const ContSeg *ref, int scan)
+const ContSeg *vl_contseg_make(const VladState *S, const ContSeg *below,
+                               const ContRun *run, uint32_t first,
+                               uint32_t count, const ContSeg *ref, int scan)
 {
     if (count == 0 && ref == NULL)
         return below;
     if (count == 0 && below == NULL)
         return ref;
-    return vl_seg_init(S, vl_gc_alloc(sizeof(ContSeg)), below, run, first,
-                       count, ref, scan);
+    return vl_contseg_init(S, vl_gc_alloc(sizeof(ContSeg)), below, run, first,
+                           count, ref, scan);
 }
 
-const ContSeg *vl_seg_init(const VladState *S, ContSeg *s,
-                           const ContSeg *below, const ContRun *run,
-                           uint32_t first, uint32_t count,
-                           const ContSeg *ref, int scan)
+const ContSeg *vl_contseg_init(const VladState *S, ContSeg *s,
+                               const ContSeg *below, const ContRun *run,
+                               uint32_t first, uint32_t count,
+                               const ContSeg *ref, int scan)
 {
     s->below = below;
     s->ref = ref;
@@ -72,7 +72,7 @@ const ContSeg *vl_seg_init(const VladState *S, ContSeg *s,
     s->count = count;
     s->hook_lo = s->hook_hi = -1;
     for (uint32_t f = first; scan && f < first + count; f++)
-        if (vl_seg_delimiter(S, run->frames[f].closure->proto)) {
+        if (vl_contseg_delimiter(S, run->frames[f].closure->proto)) {
             if (s->hook_lo < 0)
                 s->hook_lo = (int32_t)f;
             s->hook_hi = (int32_t)f;
@@ -81,15 +81,15 @@ const ContSeg *vl_seg_init(const VladState *S, ContSeg *s,
     return s;
 }
 
-const ContSeg *vl_seg_cat(const VladState *S, const ContSeg *b,
-                          const ContSeg *x)
+const ContSeg *vl_contseg_cat(const VladState *S, const ContSeg *b,
+                              const ContSeg *x)
 {
     if (x == NULL)
         return b;
     if (b == NULL)
         return x;
     if (x->below != NULL)           /* one more piece: b, then all of x */
-        return vl_seg_make(S, b, NULL, 0, 0, x, 0);
+        return vl_contseg_make(S, b, NULL, 0, 0, x, 0);
     ContSeg *s = vl_gc_alloc(sizeof *s);    /* x's top piece over b */
     *s = *x;
     s->below = b;
@@ -105,9 +105,9 @@ typedef struct Pending {
     int run_only;
 } Pending;
 
-void vl_seg_each_frame(const ContSeg *seq,
-                       int (*fn)(void *ud, const ContRun *run, uint32_t f),
-                       void *ud)
+void vl_contseg_each_frame(const ContSeg *seq,
+                           int (*fn)(void *ud, const ContRun *run, uint32_t f),
+                           void *ud)
 {
     Pending local[32];
     Pending *st = local;
@@ -137,17 +137,17 @@ void vl_seg_each_frame(const ContSeg *seq,
 /* An underflow frame holds its sequence in R0 and, when the sequence's
    top piece is its range (no ref), how many frames of that range are
    still to copy in R1. */
-const ContSeg *vl_seg_lazy(VladState *S, const Value *ubase)
+const ContSeg *vl_contseg_lazy(VladState *S, const Value *ubase)
 {
     const ContSeg *s = ubase[0].as.ptr;
     uint32_t cnt = (uint32_t)ubase[1].as.i;
     if (s->ref == NULL && cnt < s->count)
-        return vl_seg_make(S, s->below, s->run, s->first, cnt, NULL, 0);
+        return vl_contseg_make(S, s->below, s->run, s->first, cnt, NULL, 0);
     return s;
 }
 
 /* Register r of frame f of run (live there), in the run's values. */
-Value *vl_seg_run_reg(const ContRun *run, uint32_t f, int r)
+Value *vl_contseg_run_reg(const ContRun *run, uint32_t f, int r)
 {
     const CapFrame *cf = &run->frames[f];
     const Proto *p = cf->closure->proto;
@@ -160,7 +160,7 @@ Value *vl_seg_run_reg(const ContRun *run, uint32_t f, int r)
     return &run->values[j];
 }
 
-size_t vl_seg_bytes(uint64_t nframes, uint64_t nvalues)
+size_t vl_contseg_bytes(uint64_t nframes, uint64_t nvalues)
 {
     uint64_t cap = SIZE_MAX / 4;
     if (nframes > cap / sizeof(CapFrame) || nvalues > cap / sizeof(Value))

@@ -19,7 +19,7 @@
  * run: [the resume frame of level n], ref: u(n-1)'s sequence }, one small
  * object per level instead of a copy of the n frames.
  *
- * Invariant: a 'ref' never holds a delimiter frame (vl_seg_delimiter), as
+ * Invariant: a 'ref' never holds a delimiter frame (vl_contseg_delimiter), as
  * it is always a sequence an underflow frame stood for, and those are
  * made only of plain frames.  So delimiters lie in runs along the 'below'
  * chain of a checkpoint's top segment, where reinstalling finds them.
@@ -82,7 +82,7 @@ typedef struct Checkpoint {
     /* checkpoint-*j under spill=DIR (vm/persist/spill.h): */
     struct SpillRec *spill; /* its copy in a spill file, or NULL */
     int away;               /* callee, arg and seq are in that copy only
-                               (vl_seg_present brings them back) */
+                               (vl_contseg_present brings them back) */
     int64_t cache_bytes;    /* held in memory, may be sent away: its
                                bytes there; 0: not so */
     int pinned;             /* cannot be sent away (vm/persist/spill.c) */
@@ -106,7 +106,7 @@ struct ContRun {
    state outside the stack: limits, AD and checkpoint-*j entries, step
    counts relative to the capture): checkpoint, primops, j*, *j,
    checkpoint-*j segments, and the entry frame of a host's call. */
-static inline int vl_seg_delimiter(const VladState *S, const Proto *p)
+static inline int vl_contseg_delimiter(const VladState *S, const Proto *p)
 {
     switch (p->kind) {
     case PK_CHECKPOINT: case PK_PRIMOPS: case PK_JSTAR: case PK_STARJ:
@@ -118,59 +118,59 @@ static inline int vl_seg_delimiter(const VladState *S, const Proto *p)
 }
 
 /* A new run with room for 'nframes' frames and 'nvalues' values. */
-VL_INTERNAL ContRun *vl_seg_run(uint32_t nframes, size_t nvalues);
+VL_INTERNAL ContRun *vl_contseg_run(uint32_t nframes, size_t nvalues);
 
 /* Live values of run frames [a, b). */
-VL_INTERNAL uint64_t vl_seg_range_values(const ContRun *r, uint32_t a,
-                                         uint32_t b);
+VL_INTERNAL uint64_t vl_contseg_range_values(const ContRun *r, uint32_t a,
+                                             uint32_t b);
 
 /* The sequence below ++ run[first, first+count) ++ ref; NULL when empty.
    'scan': look for delimiter frames in the range (else it has none). */
-VL_INTERNAL const ContSeg *vl_seg_make(const VladState *S,
-                                       const ContSeg *below,
-                                       const ContRun *run, uint32_t first,
-                                       uint32_t count, const ContSeg *ref,
-                                       int scan);
+VL_INTERNAL const ContSeg *vl_contseg_make(const VladState *S,
+                                           const ContSeg *below,
+                                           const ContRun *run, uint32_t first,
+                                           uint32_t count, const ContSeg *ref,
+                                           int scan);
 
 /* The same in 'storage' (count > 0). */
-VL_INTERNAL const ContSeg *vl_seg_init(const VladState *S, ContSeg *storage,
-                                       const ContSeg *below,
-                                       const ContRun *run, uint32_t first,
-                                       uint32_t count, const ContSeg *ref,
-                                       int scan);
+VL_INTERNAL const ContSeg *vl_contseg_init(const VladState *S, ContSeg *storage,
+                                           const ContSeg *below,
+                                           const ContRun *run, uint32_t first,
+                                           uint32_t count, const ContSeg *ref,
+                                           int scan);
 
 /* The sequence b ++ x (either may be NULL); O(1). */
-VL_INTERNAL const ContSeg *vl_seg_cat(const VladState *S, const ContSeg *b,
-                                      const ContSeg *x);
+VL_INTERNAL const ContSeg *vl_contseg_cat(const VladState *S, const ContSeg *b,
+                                          const ContSeg *x);
 
-static inline uint64_t vl_seg_frames(const ContSeg *s)
+static inline uint64_t vl_contseg_frames(const ContSeg *s)
 {
     return s != NULL ? s->nframes : 0;
 }
 
-static inline uint64_t vl_seg_values(const ContSeg *s)
+static inline uint64_t vl_contseg_values(const ContSeg *s)
 {
     return s != NULL ? s->nvalues : 0;
 }
 
 /* Visit the frames of 'seq' top first (the order returns meet them):
    fn(ud, run, index) for each until it returns nonzero.  Iterative. */
-VL_INTERNAL void vl_seg_each_frame(const ContSeg *seq,
-                                   int (*fn)(void *ud, const ContRun *run,
+VL_INTERNAL void vl_contseg_each_frame(const ContSeg *seq,
+                                       int (*fn)(void *ud, const ContRun *run,
                                              uint32_t f),
                                    void *ud);
 
 /* Whether 'p' is the prototype of underflow frames (vm/core/cont.h). */
-static inline int vl_seg_is_underflow(const VladState *S, const Proto *p)
+static inline int vl_contseg_is_underflow(const VladState *S, const Proto *p)
 {
     return p == S->control[CTL_UNDERFLOW];
 }
 
 /* The frame sequence the underflow frame at 'ubase' stands for. */
-VL_INTERNAL const ContSeg *vl_seg_lazy(VladState *S, const Value *ubase);
+VL_INTERNAL const ContSeg *vl_contseg_lazy(VladState *S, const Value *ubase);
 
 /* Register r of frame f of run (live there), in the run's values. */
-VL_INTERNAL Value *vl_seg_run_reg(const ContRun *run, uint32_t f, int r);
+VL_INTERNAL Value *vl_contseg_run_reg(const ContRun *run, uint32_t f, int r);
 
 /* The bytes a checkpoint itself counts for in its logical size (what a
    Checkpoint was before the fields of spill=DIR: plans and measures do
@@ -179,13 +179,13 @@ VL_INTERNAL Value *vl_seg_run_reg(const ContRun *run, uint32_t f, int r);
 
 /* The logical size of a checkpoint of 'nframes' frames holding 'nvalues'
    live values (saturating). */
-VL_INTERNAL size_t vl_seg_bytes(uint64_t nframes, uint64_t nvalues);
+VL_INTERNAL size_t vl_contseg_bytes(uint64_t nframes, uint64_t nvalues);
 
 /* A checkpoint whose fields are away in a spill file (vm/persist/spill.h) comes
    back before any of callee, arg, seq is read: every reader calls this.
    The state's hook (SpillHooks, vm/core/state.h) is vm/persist/spill.c's,
    which stands on a floor above the readers (doc/internals.md, section 2). */
-static inline void vl_seg_present(VladState *S, const Checkpoint *k)
+static inline void vl_contseg_present(VladState *S, const Checkpoint *k)
 {
     if (k->away)
         S->spill_hooks.bring_back(S, (Checkpoint *)k);

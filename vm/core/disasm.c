@@ -43,7 +43,7 @@ static void addf(StrBuf *b, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, (size_t)n + 1, fmt, ap);
     va_end(ap);
-    vl_buf_add(b, buf, (size_t)n);
+    vl_strbuf_add(b, buf, (size_t)n);
 }
 
 /* Constant k of p: the global cell a GETGLOBAL/DEFGLOBAL names (VT_RAW:
@@ -61,9 +61,9 @@ static void add_const(VladState *S, StrBuf *b, const Proto *p, uint32_t k)
         return;
     }
     StrBuf t;               /* (the limit counts all of a buffer) */
-    vl_buf_init(&t);
+    vl_strbuf_init(&t);
     vl_print_value(S, &t, v, NOTE_MAX);
-    vl_buf_add(b, t.data, t.len);
+    vl_strbuf_add(b, t.data, t.len);
 }
 
 /* The name of inline primitive 'id' (that of its user cell). */
@@ -117,7 +117,7 @@ static void add_notes(VladState *S, StrBuf *b, const Proto *p,
                       const char *label, const Instr *i, uint32_t k)
 {
     StrBuf n;
-    vl_buf_init(&n);
+    vl_strbuf_init(&n);
     switch (i->op) {
     case OP_LOADK: case OP_GETGLOBAL: case OP_DEFGLOBAL: case OP_MATCHK:
     case OP_SUBKR: case OP_DIVKR:
@@ -130,7 +130,7 @@ static void add_notes(VladState *S, StrBuf *b, const Proto *p,
     case OP_CLOSURE:
         if (i->b < p->nchildren) {
             const Proto *c = p->children[i->b];
-            vl_buf_adds(&n, label);
+            vl_strbuf_adds(&n, label);
             addf(&n, ".%u %s", (unsigned)i->b,
                  c->name != NULL ? c->name : "(lambda)");
         }
@@ -158,8 +158,8 @@ static void add_notes(VladState *S, StrBuf *b, const Proto *p,
                 addf(&n, "%s%s", n.len ? ", " : "", flags[f].name);
     }
     if (n.len > 0) {
-        vl_buf_adds(b, "  ; ");
-        vl_buf_adds(b, n.data);
+        vl_strbuf_adds(b, "  ; ");
+        vl_strbuf_adds(b, n.data);
     }
 }
 
@@ -195,7 +195,7 @@ static void list_one(VladState *S, StrBuf *b, const Proto *p,
         addf(b, " at %s:%d:%d", p->pos.file, p->pos.line, p->pos.col);
     else if (p->file != NULL)
         addf(b, " in %s", p->file);
-    vl_buf_adds(b, "\n");
+    vl_strbuf_adds(b, "\n");
     addf(b, "  %u register%s, %u param%s", (unsigned)p->nregs,
          plural(p->nregs), (unsigned)p->nparams, plural(p->nparams));
     if (p->nparams > 1)
@@ -209,7 +209,7 @@ static void list_one(VladState *S, StrBuf *b, const Proto *p,
     for (uint32_t k = 0; k < p->nconsts; k++) {
         addf(b, "  K[%u] = ", (unsigned)k);
         add_const(S, b, p, k);
-        vl_buf_adds(b, "\n");
+        vl_strbuf_adds(b, "\n");
     }
     for (uint32_t k = 0; k < p->nfree; k++) {
         Capture c = p->captures[k];
@@ -220,9 +220,9 @@ static void list_one(VladState *S, StrBuf *b, const Proto *p,
             addf(b, "free[%u] of the enclosing closure\n",
                  (unsigned)c.index);
         else
-            vl_buf_adds(b, "the enclosing closure\n");
+            vl_strbuf_adds(b, "the enclosing closure\n");
     }
-    vl_buf_adds(b, "  index  line:col  step   opcode           x     a     b"
+    vl_strbuf_adds(b, "  index  line:col  step   opcode           x     a     b"
                    "      c\n");
     for (uint32_t k = 0; k < p->ncode; k++) {
         const Instr *i = &p->code[k];
@@ -239,7 +239,7 @@ static void list_one(VladState *S, StrBuf *b, const Proto *p,
         else
             addf(b, "%6u", (unsigned)i->c);
         add_notes(S, b, p, label, i, k);
-        vl_buf_adds(b, "\n");
+        vl_strbuf_adds(b, "\n");
     }
 }
 
@@ -257,13 +257,13 @@ void vl_disasm_proto(VladState *S, StrBuf *b, const Proto *p,
     while (n > 0) {
         Item it = stack[--n];
         if (!first)
-            vl_buf_adds(b, "\n");
+            vl_strbuf_adds(b, "\n");
         first = 0;
         list_one(S, b, it.p, it.label);
         for (uint32_t c = it.p->nchildren; c-- > 0;) {
             StrBuf l;
-            vl_buf_init(&l);
-            vl_buf_adds(&l, it.label);
+            vl_strbuf_init(&l);
+            vl_strbuf_adds(&l, it.label);
             addf(&l, ".%u", (unsigned)c);
             stack = vl_gc_grow(stack, n, &cap, sizeof *stack);
             stack[n++] = (Item){it.p->children[c], l.data};

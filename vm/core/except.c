@@ -68,21 +68,21 @@ void vl_except_make_text(VladState *S)
 {
     VladError *e = &S->err;
     StrBuf b;
-    vl_buf_init(&b);
+    vl_strbuf_init(&b);
     if (e->file && e->file[0]) {
         char loc[64];
-        vl_buf_adds(&b, e->file);
+        vl_strbuf_adds(&b, e->file);
         if (e->line > 0) {
             snprintf(loc, sizeof loc, ":%d:%d", e->line, e->column);
-            vl_buf_adds(&b, loc);
+            vl_strbuf_adds(&b, loc);
         }
-        vl_buf_adds(&b, ": ");
+        vl_strbuf_adds(&b, ": ");
     }
-    vl_buf_adds(&b, "error: ");
-    vl_buf_adds(&b, e->message);
-    vl_buf_adds(&b, "\n");
+    vl_strbuf_adds(&b, "error: ");
+    vl_strbuf_adds(&b, e->message);
+    vl_strbuf_adds(&b, "\n");
     if (e->backtrace && e->backtrace[0])
-        vl_buf_adds(&b, e->backtrace);
+        vl_strbuf_adds(&b, e->backtrace);
     e->text = b.data;
 }
 
@@ -141,15 +141,15 @@ static void frame_line(StrBuf *b, const Proto *p, const Instr *ip)
 {
     Loc loc;
     char buf[64];
-    vl_buf_adds(b, "  in ");
-    vl_buf_adds(b, frame_name(p));
+    vl_strbuf_adds(b, "  in ");
+    vl_strbuf_adds(b, frame_name(p));
     if (frame_loc(p, ip, &loc)) {
-        vl_buf_adds(b, " at ");
-        vl_buf_adds(b, p->file ? p->file : "?");
+        vl_strbuf_adds(b, " at ");
+        vl_strbuf_adds(b, p->file ? p->file : "?");
         snprintf(buf, sizeof buf, ":%d:%d", loc.line, loc.col);
-        vl_buf_adds(b, buf);
+        vl_strbuf_adds(b, buf);
     }
-    vl_buf_adds(b, "\n");
+    vl_strbuf_adds(b, "\n");
 }
 
 /* The frames of the continuation, innermost first. */
@@ -181,8 +181,8 @@ static int add_lazy(void *ud, const ContRun *run, uint32_t f)
 static void add_frame_at(VladState *S, Frames *fs, const Proto *p,
                          const Instr *ip, const Value *base)
 {
-    if (vl_seg_is_underflow(S, p))
-        vl_seg_each_frame(vl_seg_lazy(S, base), add_lazy, fs);
+    if (vl_contseg_is_underflow(S, p))
+        vl_contseg_each_frame(vl_contseg_lazy(S, base), add_lazy, fs);
     else
         add_frame(fs, p, ip);
 }
@@ -242,7 +242,7 @@ static void emit_run(StrBuf *b, const FrameRef *f, size_t len)
         frame_line(b, f->proto, f->ip);
         snprintf(buf, sizeof buf, "  [previous line repeated %zu more "
                  "time%s]\n", len - 1, len == 2 ? "" : "s");
-        vl_buf_adds(b, buf);
+        vl_strbuf_adds(b, buf);
         return;
     }
     for (size_t k = 0; k < len; k++)
@@ -258,7 +258,7 @@ static void emit_run(StrBuf *b, const FrameRef *f, size_t len)
 static const char *backtrace(const FrameRef *fr, size_t n)
 {
     StrBuf b;
-    vl_buf_init(&b);
+    vl_strbuf_init(&b);
     size_t k = 0, lines = 0;
     while (k < n) {
         size_t len = 1;
@@ -289,7 +289,7 @@ static const char *backtrace(const FrameRef *fr, size_t n)
         char buf[80];
         snprintf(buf, sizeof buf, "  ... %zu more frame%s ...\n", end - k,
                  end - k == 1 ? "" : "s");
-        vl_buf_adds(&b, buf);
+        vl_strbuf_adds(&b, buf);
     }
     while (ntail-- > 0)
         emit_run(&b, &fr[tail_start[ntail]], tail_len[ntail]);

@@ -13,9 +13,9 @@
  * with its own meaning of the argument, the value and the operations,
  * defined where it expands the table and undefined after:
  *
- *   - the inline ids (vm/core/state.h), the primitives' names and procedures
+ *   - the inline ids (vm/core/inline.h), the primitives' names and procedures
  *     (vm/exec/prims.c), and their values on doubles (vl_math1_value below,
- *     vl_inline_math1 in vm/exec/prims.h);
+ *     vl_inline_math1 in vm/core/inline.h);
  *   - forward and reverse mode on plain reals (vm/ad/adfast.h,
  *     vl_ad_partial1): argument and value are doubles (VLM_PLAIN_*);
  *   - the tape's rule codes and the sweep (vm/ad/tape.h, vl_tape_rule1 and
@@ -74,7 +74,7 @@
     ROW(EXPM1, "expm1", expm1, VLM_FN(EXP, VLM_ARG))                      \
     /* new rows go above this line (doc/internals.md section 18) */
 
-/* The rows' numbers, VL_M1_SQRT ... (the inline ids, vm/core/state.h, are
+/* The rows' numbers, VL_M1_SQRT ... (the inline ids, vm/core/inline.h, are
    IN_MATH1_FIRST + these). */
 enum {
 #define VL_MATH1_ROWNO_(ID, NAME, FN, D) VL_M1_##ID,

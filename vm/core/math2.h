@@ -22,9 +22,9 @@
  * piece of vlad that deals with these operations expands this table (an
  * X-macro), each with its own meaning of the arguments and operations:
  *
- *   - the inline ids (vm/core/state.h), the primitives' names and procedures
+ *   - the inline ids (vm/core/inline.h), the primitives' names and procedures
  *     (vm/exec/prims.c), and their values on doubles (vl_math2_value below,
- *     vl_ad_plain2 in vm/ad/ad.c);
+ *     vl_ad_plain2 in vm/ad/adfast.h);
  *   - forward and reverse mode on plain reals (vm/ad/adfast.h,
  *     vl_ad_partials2): arguments and value are doubles;
  *   - the tape's rule codes and the sweep (vm/ad/tape.h, vl_tape_rule2 and
@@ -129,7 +129,7 @@ static inline double vl_math2_modulo(double a, double b)
 #define VLM_TWO(x, y) y
 #define VLM_NO_UNIT NAN
 
-/* The rows' numbers, VL_M2_ADD ... (the inline ids, vm/core/state.h, are these
+/* The rows' numbers, VL_M2_ADD ... (the inline ids, vm/core/inline.h, are these
    too: the binary operations come first). */
 enum {
 #define VL_MATH2_ROWNO_(ID, NAME, FORM, U, V, T, DA, DB, TAPE) VL_M2_##ID,

@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-double vl_value_primal(Value v)
+double vl_object_primal(Value v)
 {
     /* a dual number keeps its primal first; a tape slot its plain primal
        (vm/core/object.h) */
@@ -32,7 +32,7 @@ static int equal(Value a, Value b, int bits)
     for (;;) {
         int same;
         if (IS_REAL(a) && IS_REAL(b)) {
-            double x = vl_value_primal(a), y = vl_value_primal(b);
+            double x = vl_object_primal(a), y = vl_object_primal(b);
             same = bits ? memcmp(&x, &y, sizeof x) == 0 : x == y;
         } else if (a.tag != b.tag) {
             same = 0;
@@ -68,7 +68,7 @@ static int equal(Value a, Value b, int bits)
     }
 }
 
-int vl_value_equal(Value a, Value b)
+int vl_object_equal(Value a, Value b)
 {
     return equal(a, b, 0);
 }
@@ -104,7 +104,7 @@ static int same_own_code(const Proto *a, const Proto *b)
     return 1;
 }
 
-int vl_proto_same_code(const Proto *a, const Proto *b)
+int vl_object_same_code(const Proto *a, const Proto *b)
 {
     if (a == b || a->twin == b || b->twin == a)
         return 1;
@@ -145,7 +145,7 @@ int vl_proto_same_code(const Proto *a, const Proto *b)
     return placed;
 }
 
-const char *vl_value_kind(Value v)
+const char *vl_object_kind(Value v)
 {
     switch ((ValueTag)v.tag) {
     case VT_NUM: case VT_DUAL: case VT_TAPE: return "real";
@@ -161,7 +161,7 @@ const char *vl_value_kind(Value v)
     }
 }
 
-Value vl_value_tuple(const Value *args, int n)
+Value vl_object_tuple(const Value *args, int n)
 {
     Value t = args[n - 1];
     for (int i = n - 2; i >= 0; i--) {
@@ -173,8 +173,8 @@ Value vl_value_tuple(const Value *args, int n)
     return t;
 }
 
-Value vl_value_list2(Value a, Value b)
+Value vl_object_list2(Value a, Value b)
 {
     Value items[3] = {a, b, NIL_VAL};
-    return vl_value_tuple(items, 3);
+    return vl_object_tuple(items, 3);
 }

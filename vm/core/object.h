@@ -160,7 +160,7 @@ typedef struct Proto {
     const struct VlUnit *unit; /* the top-level form it was compiled from
                                (vm/core/unit.h); NULL: a control prototype */
     const struct Proto *top;/* the prototype of that form (vl_unit_end) */
-    const struct Proto *twin;/* the last prototype vl_proto_same_code
+    const struct Proto *twin;/* the last prototype vl_object_same_code
                                found to have the same code (a cache) */
 } Proto;
 
@@ -202,7 +202,7 @@ static inline const LiveRun *vl_proto_live_set(const Proto *p,
 /* ===== Reals under differentiation (vm/ad/ad.h says how they are used) ===== */
 
 typedef struct Dual {
-    Value primal;           /* first field: vl_value_primal relies on it */
+    Value primal;           /* first field: vl_object_primal relies on it */
     Value tangent;          /* a real */
     int64_t tag;
 } Dual;
@@ -309,7 +309,7 @@ static inline double vl_tape_primal(Value v)
 
 /* equal? on constants in patterns: reals by primal value, booleans, the
    empty list, pairs structurally (iterative along cdrs). */
-VL_INTERNAL int vl_value_equal(Value a, Value b);
+VL_INTERNAL int vl_object_equal(Value a, Value b);
 
 /* Whether two prototypes have the same code: the same one, or the
    prototypes at the same place of two top-level forms compiled to the
@@ -319,18 +319,18 @@ VL_INTERNAL int vl_value_equal(Value a, Value b);
    value made by one and a cotangent made by the other then zip
    (vm/ad/walk.c).  Two lambda expressions written alike in one form are two
    codes. */
-VL_INTERNAL int vl_proto_same_code(const Proto *a, const Proto *b);
+VL_INTERNAL int vl_object_same_code(const Proto *a, const Proto *b);
 
 /* The primal double of a real (plain, dual or tape node). */
-VL_INTERNAL double vl_value_primal(Value v);
+VL_INTERNAL double vl_object_primal(Value v);
 
 /* The tuple (cons* args[0] ... args[n-1]) of n >= 1 values. */
-VL_INTERNAL Value vl_value_tuple(const Value *args, int n);
+VL_INTERNAL Value vl_object_tuple(const Value *args, int n);
 
 /* The list (a b). */
-VL_INTERNAL Value vl_value_list2(Value a, Value b);
+VL_INTERNAL Value vl_object_list2(Value a, Value b);
 
 /* A short name of the kind of 'v' for messages ("real", "pair", ...). */
-VL_INTERNAL const char *vl_value_kind(Value v);
+VL_INTERNAL const char *vl_object_kind(Value v);
 
 #endif

@@ -25,22 +25,22 @@ void vl_print_number(StrBuf *b, double x)
 {
     char buf[40];
     if (isnan(x)) {
-        vl_buf_adds(b, "+nan.0");
+        vl_strbuf_adds(b, "+nan.0");
         return;
     }
     if (isinf(x)) {
-        vl_buf_adds(b, x > 0 ? "+inf.0" : "-inf.0");
+        vl_strbuf_adds(b, x > 0 ? "+inf.0" : "-inf.0");
         return;
     }
     if (x == floor(x) && fabs(x) < 1e21) {
         vl_cnum_snprintf(buf, sizeof buf, "%.0f", x);
         if (x == 0 && signbit(x))
             snprintf(buf, sizeof buf, "-0");
-        vl_buf_adds(b, buf);
+        vl_strbuf_adds(b, buf);
         return;
     }
     vl_cnum_shortest(buf, sizeof buf, x, 1);
-    vl_buf_adds(b, buf);
+    vl_strbuf_adds(b, buf);
 }
 
 /* An explicit stack of pending work for the printer. */
@@ -54,16 +54,16 @@ typedef struct Work {
    escapes for ", \, newline and tab. */
 static void print_string(StrBuf *b, const char *s)
 {
-    vl_buf_adds(b, "\"");
+    vl_strbuf_adds(b, "\"");
     for (; *s; s++) {
         const char *esc = *s == '"' ? "\\\"" : *s == '\\' ? "\\\\"
                         : *s == '\n' ? "\\n" : *s == '\t' ? "\\t" : NULL;
         if (esc != NULL)
-            vl_buf_adds(b, esc);
+            vl_strbuf_adds(b, esc);
         else
-            vl_buf_add(b, s, 1);
+            vl_strbuf_add(b, s, 1);
     }
-    vl_buf_adds(b, "\"");
+    vl_strbuf_adds(b, "\"");
 }
 
 /* Where a printing goes and what stops it. */
@@ -128,7 +128,7 @@ static void walk(Printer *pr, Value v)
         if (pr->max && b->len > pr->max) {
             b->len = pr->max;
             b->data[pr->max] = '\0';
-            vl_buf_adds(b, "...");
+            vl_strbuf_adds(b, "...");
             return;
         }
         if (pr->stream) {
@@ -140,21 +140,21 @@ static void walk(Printer *pr, Value v)
         Work w = st[--n];
         st = vl_gc_reserve(st, n, n + 4, &cap, sizeof *st, 0);
         if (w.kind == 2) {
-            vl_buf_adds(b, w.text);
+            vl_strbuf_adds(b, w.text);
             continue;
         }
         if (w.kind == 1) {
             /* 'w.v' is the rest of a list whose previous element was just
                printed */
             if (IS_NIL(w.v)) {
-                vl_buf_adds(b, ")");
+                vl_strbuf_adds(b, ")");
             } else if (IS_PAIR(w.v)) {
                 pr->pairs++;
-                vl_buf_adds(b, " ");
+                vl_strbuf_adds(b, " ");
                 st[n++] = (Work){AS_PAIR(w.v)->cdr, 1, NULL};
                 st[n++] = (Work){AS_PAIR(w.v)->car, 0, NULL};
             } else {
-                vl_buf_adds(b, " . ");
+                vl_strbuf_adds(b, " . ");
                 st[n++] = (Work){NIL_VAL, 2, ")"};
                 st[n++] = (Work){w.v, 0, NULL};
             }
@@ -165,54 +165,54 @@ static void walk(Printer *pr, Value v)
         case VT_NUM:
         case VT_DUAL:
         case VT_TAPE:
-            vl_print_number(b, vl_value_primal(x));
+            vl_print_number(b, vl_object_primal(x));
             break;
         case VT_BOOL:
-            vl_buf_adds(b, x.as.boolean ? "#t" : "#f");
+            vl_strbuf_adds(b, x.as.boolean ? "#t" : "#f");
             break;
         case VT_NIL:
-            vl_buf_adds(b, "()");
+            vl_strbuf_adds(b, "()");
             break;
         case VT_PAIR:
             pr->pairs++;
-            vl_buf_adds(b, "(");
+            vl_strbuf_adds(b, "(");
             st[n++] = (Work){AS_PAIR(x)->cdr, 1, NULL};
             st[n++] = (Work){AS_PAIR(x)->car, 0, NULL};
             break;
         case VT_CLOSURE: {
             const char *nm = AS_CLOSURE(x)->proto->name;
-            vl_buf_adds(b, "#<procedure");
+            vl_strbuf_adds(b, "#<procedure");
             if (nm) {
-                vl_buf_adds(b, " ");
-                vl_buf_adds(b, nm);
+                vl_strbuf_adds(b, " ");
+                vl_strbuf_adds(b, nm);
             }
-            vl_buf_adds(b, ">");
+            vl_strbuf_adds(b, ">");
             break;
         }
         case VT_PRIM:
-            vl_buf_adds(b, "#<procedure ");
-            vl_buf_adds(b, AS_PRIM(x)->name);
-            vl_buf_adds(b, ">");
+            vl_strbuf_adds(b, "#<procedure ");
+            vl_strbuf_adds(b, AS_PRIM(x)->name);
+            vl_strbuf_adds(b, ">");
             break;
         case VT_CKPT:
-            vl_buf_adds(b, AS_CKPT(x)->finished ? "#<checkpoint finished>"
+            vl_strbuf_adds(b, AS_CKPT(x)->finished ? "#<checkpoint finished>"
                                                  : "#<checkpoint>");
             break;
         case VT_SYM:
-            vl_buf_adds(b, ((const Symbol *)x.as.ptr)->name);
+            vl_strbuf_adds(b, ((const Symbol *)x.as.ptr)->name);
             break;
         case VT_STR:
             if (pr->display)
-                vl_buf_adds(b, x.as.ptr);
+                vl_strbuf_adds(b, x.as.ptr);
             else
                 print_string(b, x.as.ptr);
             break;
         case VT_VOID:
-            vl_buf_adds(b, "#<void>");
+            vl_strbuf_adds(b, "#<void>");
             break;
         case VT_UNDEF:
         case VT_RAW:
-            vl_buf_adds(b, "#<internal>");
+            vl_strbuf_adds(b, "#<internal>");
             break;
         }
     }
@@ -233,7 +233,7 @@ void vl_print_display(VladState *S, StrBuf *b, Value v)
 char *vl_print_to_string(VladState *S, Value v, size_t max)
 {
     StrBuf b;
-    vl_buf_init(&b);
+    vl_strbuf_init(&b);
     vl_print_value(S, &b, v, max);
     return b.data;
 }
@@ -241,10 +241,10 @@ char *vl_print_to_string(VladState *S, Value v, size_t max)
 void vl_print_write(VladState *S, Value v, const SrcPos *at)
 {
     StrBuf b;
-    vl_buf_init(&b);
+    vl_strbuf_init(&b);
     Printer pr = {S, &b, 0, 1, 0, at, 0};
     walk(&pr, v);
     S->print_steps += pr.pairs;     /* the next print's polls count them */
-    vl_buf_add(&b, "\n", 1);
+    vl_strbuf_add(&b, "\n", 1);
     emit(&pr);
 }

@@ -117,7 +117,7 @@ struct Spill;                       /* vm/persist/spill.c */
    stays, with 'away' set and callee, arg and seq cleared.  Whatever reads
    those fields first -- the walker, reinstalling, saving, fresh tags,
    %checkpoint-input, all on floors below vm/persist/ -- calls
-   vl_seg_present (vm/core/contseg.h), which calls 'bring_back' here.
+   vl_contseg_present (vm/core/contseg.h), which calls 'bring_back' here.
    vm/persist/spill.c's vl_spill_init fills it when the state opens
    (vm/exec/toplevel.c), before any program runs; it is never changed
    after, and no checkpoint is away before it is set.  Part of

@@ -26,7 +26,7 @@
 #include <poll.h>
 #include <unistd.h>
 
-void vl_stdin_wake(VladState *S)
+void vl_stdinwait_wake(VladState *S)
 {
     S->interrupt = 1;
     int fd = (int)S->wake_wr - 1;
@@ -48,7 +48,7 @@ static int set_flags(int fd)
 }
 
 /* The wake-up pipe, both ends non-blocking and closed on exec; its write
-   end is published last (vl_stdin_wake may run at any moment). */
+   end is published last (vl_stdinwait_wake may run at any moment). */
 static void open_wake(VladState *S)
 {
     int p[2];
@@ -81,7 +81,7 @@ static int open_terminal(void)
     return open(name, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 }
 
-ssize_t vl_stdin_read(VladState *S, char *buf, size_t cap)
+ssize_t vl_stdinwait_read(VladState *S, char *buf, size_t cap)
 {
     if (S->wake_wr == 0)
         open_wake(S);
@@ -126,7 +126,7 @@ ssize_t vl_stdin_read(VladState *S, char *buf, size_t cap)
     return n;
 }
 
-void vl_stdin_close(VladState *S)
+void vl_stdinwait_close(VladState *S)
 {
     int wr = (int)S->wake_wr - 1;
     if (wr < 0)

@@ -8,7 +8,7 @@
 #include <string.h>
 #include "vm/core/gc.h"
 
-void vl_buf_init(StrBuf *b)
+void vl_strbuf_init(StrBuf *b)
 {
     b->cap = 64;
     b->len = 0;
@@ -16,7 +16,7 @@ void vl_buf_init(StrBuf *b)
     b->data[0] = '\0';
 }
 
-void vl_buf_add(StrBuf *b, const char *s, size_t n)
+void vl_strbuf_add(StrBuf *b, const char *s, size_t n)
 {
     b->data = vl_gc_reserve(b->data, b->len, b->len + n + 1, &b->cap, 1, 1);
     memcpy(b->data + b->len, s, n);
@@ -24,7 +24,7 @@ void vl_buf_add(StrBuf *b, const char *s, size_t n)
     b->data[b->len] = '\0';
 }
 
-void vl_buf_adds(StrBuf *b, const char *s)
+void vl_strbuf_adds(StrBuf *b, const char *s)
 {
-    vl_buf_add(b, s, strlen(s));
+    vl_strbuf_add(b, s, strlen(s));
 }

@@ -16,8 +16,8 @@ typedef struct StrBuf {
     size_t len, cap;
 } StrBuf;
 
-VL_INTERNAL void vl_buf_init(StrBuf *b);
-VL_INTERNAL void vl_buf_add(StrBuf *b, const char *s, size_t n);
-VL_INTERNAL void vl_buf_adds(StrBuf *b, const char *s);
+VL_INTERNAL void vl_strbuf_init(StrBuf *b);
+VL_INTERNAL void vl_strbuf_add(StrBuf *b, const char *s, size_t n);
+VL_INTERNAL void vl_strbuf_adds(StrBuf *b, const char *s);
 
 #endif

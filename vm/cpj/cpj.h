@@ -32,7 +32,7 @@
  *   state to the end, ADV advances a state by m steps into a new state (a
  *   checkpoint, vm/core/contseg.h).
  * - Hooks: the spill hook, S->spill_hooks (SpillHooks, vm/core/state.h):
- *   the readers of a checkpoint below vm/persist/ (vl_seg_present,
+ *   the readers of a checkpoint below vm/persist/ (vl_contseg_present,
  *   vm/core/contseg.h) bring a held state back from its spill file
  *   through it; vm/persist/spill.c fills it (vl_spill_init) when the state
  *   opens.  This folder calls vm/persist/spill.h directly (held,

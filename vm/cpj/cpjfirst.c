@@ -58,7 +58,7 @@ static Checkpoint *state_arg(VladState *S, Value v)
 static Value cons(Value a, Value b)
 {
     Value items[2] = {a, b};
-    return vl_value_tuple(items, 2);
+    return vl_object_tuple(items, 2);
 }
 
 /* (%cpj-online?): whether this run's first run goes in chunks: the
@@ -211,7 +211,7 @@ static Value p_keep(VladState *S, Value *args)
     Value out = NIL_VAL;
     for (size_t r = 0; r < c; r++)
         out = cons(v[r], out);
-    return vl_value_list2(vl_num((double)k), out);
+    return vl_object_list2(vl_num((double)k), out);
 }
 
 static const PrimInfo first_prims[] = {

@@ -46,7 +46,7 @@ Value vl_cpj_first_result(VladState *S, Value y, int64_t n, Value raw_log)
     }
     Value items[4] = {y, vl_num((double)n), finish_log(S, raw_log),
                       NIL_VAL};
-    return vl_value_tuple(items, 4);
+    return vl_object_tuple(items, 4);
 }
 
 static int64_t position(VladState *S, const CpjSeg *e)

@@ -317,7 +317,7 @@ static Value choose_kept(VladState *S, Value kept, size_t c, int64_t n,
         if (j < (size_t)k && chosen[j] == (int)r) {
             j++;
             Value items[2] = {v[r], out};
-            out = vl_value_tuple(items, 2);
+            out = vl_object_tuple(items, 2);
         } else {
             vl_cpj_count_released(S, v[r]);
         }
@@ -422,6 +422,6 @@ Value vl_cpj_plan(VladState *S, Value nv, Value pilot, Value kept)
     }
     Value items[4] = {vl_num((double)plan.slots), vl_num((double)plan.base),
                       from, NIL_VAL};
-    return vl_value_tuple(items, 4);
+    return vl_object_tuple(items, 4);
 }
 

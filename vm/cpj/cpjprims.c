@@ -87,7 +87,7 @@ static int64_t base_arg(VladState *S, Value v)
 {
     /* up to VL_EXACT_INT_MAX, as base=N is parsed (a step count stops at
        VL_POSITION_MAX) */
-    double x = IS_REAL(v) ? vl_value_primal(v) : -1;
+    double x = IS_REAL(v) ? vl_object_primal(v) : -1;
     int64_t b = x >= 1 && x == floor(x) && x <= (double)VL_EXACT_INT_MAX
                 ? (int64_t)x : 0;
     if (b < 1)
@@ -204,7 +204,7 @@ static Value p_input(VladState *S, Value *args)
                           "checkpoint-*j: expected a suspended checkpoint, "
                           "got %s", vl_print_to_string(S, args[0], 60));
     vl_cpj_outermost_end(S);
-    vl_seg_present(S, AS_CKPT(args[0]));
+    vl_contseg_present(S, AS_CKPT(args[0]));
     return AS_CKPT(args[0])->arg;
 }
 

@@ -332,7 +332,7 @@ Value vl_cpj_start_strategy(VladState *S)
         vl_num(st->all_steps),
         st->spill != NULL ? vl_obj(VT_STR, (void *)st->spill) : FALSE_VAL,
         NIL_VAL};
-    return vl_value_tuple(items, 7);
+    return vl_object_tuple(items, 7);
 }
 
 /* One count of a strategy value: a whole real in 0 .. 2^53 (a dual or a
@@ -341,7 +341,7 @@ static int strategy_count(Value *v, int64_t *out)
 {
     if (!IS_PAIR(*v) || !IS_REAL(AS_PAIR(*v)->car))
         return 0;
-    double x = vl_value_primal(AS_PAIR(*v)->car);
+    double x = vl_object_primal(AS_PAIR(*v)->car);
     if (!(x >= 0 && x <= (double)VL_EXACT_INT_MAX && x == floor(x)))
         return 0;
     *out = (int64_t)x;
@@ -405,7 +405,7 @@ int64_t vl_cpj_step_count(VladState *S, Value v)
 {
     /* the driver's own numbers may have been made reals of an enclosing
        *j or j* when a state holding them was differentiated */
-    double x = IS_REAL(v) ? vl_value_primal(v) : -1;
+    double x = IS_REAL(v) ? vl_object_primal(v) : -1;
     if (!(x >= 0) || x != floor(x) || x > VL_POSITION_MAX)
         vl_except_runtime(S, VLAD_ERR_RUNTIME,
                           "checkpoint-*j: expected a step count, got %s",

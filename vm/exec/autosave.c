@@ -39,7 +39,7 @@ void vl_autosave_start(VladState *S, const char *path, double every,
     (void)vl_autosave_stop(S, 0, &why);
     VlAutosave *a = vl_gc_alloc(sizeof *a);
     a->file = vl_gc_alloc_atomic(sizeof *a->file);
-    if (vl_save_open(a->file, path) != 0)
+    if (vl_savefile_open(a->file, path) != 0)
         vl_except_at(S, VLAD_ERR_IO, (SrcPos){NULL, 0, 0},
                      "cannot autosave to '%s': %s", path, a->file->why);
     a->shown = vl_gc_strdup(path);
@@ -60,7 +60,7 @@ int vl_autosave_stop(VladState *S, int remove, const char **why)
     S->autosave_file = NULL;
     if (a == NULL)
         return 0;
-    int status = vl_save_close(a->file, remove);
+    int status = vl_savefile_close(a->file, remove);
     if (status != 0)
         *why = vl_gc_strdup(a->file->why);
     return status;
@@ -84,7 +84,7 @@ typedef struct SaveJob {
     int nargs;
     int64_t now;
     const CkptProgram *prog;
-    int written;            /* vl_save_write succeeded */
+    int written;            /* vl_savefile_write succeeded */
 } SaveJob;
 
 static void save_job(VladState *S, void *ud)
@@ -93,9 +93,9 @@ static void save_job(VladState *S, void *ud)
     Checkpoint *k = vl_cont_snapshot(S, S->entry_frame, job->fb, job->nargs,
                                      job->now);
     CkptOut file = {NULL, 0, 0};
-    vl_ckpt_save(S, vl_obj(VT_CKPT, k), job->prog, &file);
-    job->written = vl_save_write(S->autosave->file, file.data,
-                                 file.len) == 0;
+    vl_ckptsave_file(S, vl_obj(VT_CKPT, k), job->prog, &file);
+    job->written = vl_savefile_write(S->autosave->file, file.data,
+                                     file.len) == 0;
     vl_gc_free(file.data);
 }
 

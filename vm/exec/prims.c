@@ -38,7 +38,7 @@ static double real_arg(VladState *S, const char *who, Value v)
     if (VL_LIKELY(IS_NUM(v)))
         return v.as.num;
     if (IS_REAL(v))
-        return vl_value_primal(v);
+        return vl_object_primal(v);
     type_error(S, who, "a real", v);
 }
 
@@ -260,9 +260,9 @@ static Value p_write_real(VladState *S, Value *args)
     if (!vl_cpj_may_output(S))
         return args[0];
     StrBuf b;
-    vl_buf_init(&b);
+    vl_strbuf_init(&b);
     vl_print_number(&b, x);
-    vl_buf_add(&b, "\n", 1);
+    vl_strbuf_add(&b, "\n", 1);
     vl_state_write(S, b.data, b.len);
     return args[0];
 }
@@ -288,7 +288,7 @@ static int input_byte(VladState *S)
                                   "read callback returned %zu bytes for a "
                                   "buffer of 4096", n);
         } else {
-            ssize_t r = vl_stdin_read(S, S->in_buf, 4096);
+            ssize_t r = vl_stdinwait_read(S, S->in_buf, 4096);
             stop_if_interrupted(S);
             n = r > 0 ? (size_t)r : 0;
         }
@@ -378,19 +378,19 @@ static void stop_if_interrupted(VladState *S)
 static const char *token_text(const char *s, size_t n)
 {
     StrBuf b;
-    vl_buf_init(&b);
+    vl_strbuf_init(&b);
     for (size_t i = 0; i < n && i < 40; i++) {
         unsigned char c = (unsigned char)s[i];
         char esc[8];
         if (c >= 0x20 && c < 0x7f && c != '\\')
-            vl_buf_add(&b, &s[i], 1);
+            vl_strbuf_add(&b, &s[i], 1);
         else {
             snprintf(esc, sizeof esc, "\\x%02x", c);
-            vl_buf_adds(&b, esc);
+            vl_strbuf_adds(&b, esc);
         }
     }
     if (n > 40)
-        vl_buf_adds(&b, "...");
+        vl_strbuf_adds(&b, "...");
     return b.data;
 }
 
@@ -439,7 +439,7 @@ static Value p_display(VladState *S, Value *args)
 {
     if (vl_cpj_may_output(S)) {
         StrBuf b;
-        vl_buf_init(&b);
+        vl_strbuf_init(&b);
         vl_print_display(S, &b, args[0]);
         vl_state_write(S, b.data, b.len);
     }
@@ -478,7 +478,7 @@ static Value p_type_error(VladState *S, Value *args)
     Value who = args[0];
     if (!IS_PAIR(args[1]) || !IS_SYM(who) || !IS_STR(AS_PAIR(args[1])->car))
         type_error(S, "%type-error", "(%type-error 'who \"what\" value)",
-                   vl_value_tuple(args, 2));
+                   vl_object_tuple(args, 2));
     type_error(S, ((const Symbol *)who.as.ptr)->name,
                AS_PAIR(args[1])->car.as.ptr, AS_PAIR(args[1])->cdr);
 }
@@ -530,9 +530,9 @@ static Value p_check_tuple_call(VladState *S, Value *args)
     if (len != n || !IS_NIL(t) || !vl_prims_param_list(p))
         return x;
     StrBuf call;                        /* " x1 ... xn" */
-    vl_buf_init(&call);
+    vl_strbuf_init(&call);
     for (t = x; IS_PAIR(t); t = AS_PAIR(t)->cdr) {
-        vl_buf_adds(&call, " ");
+        vl_strbuf_adds(&call, " ");
         vl_print_value(S, &call, AS_PAIR(t)->car, 40);
     }
     const char *params = vl_datum_to_string(p->param->source, 80);

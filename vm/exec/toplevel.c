@@ -194,19 +194,19 @@ static const char *show_name(const char *name)
     if (plain)
         return name;
     StrBuf b;
-    vl_buf_init(&b);
+    vl_strbuf_init(&b);
     for (size_t i = 0; i < n && i < NAME_SHOW_MAX; i++) {
         unsigned char c = (unsigned char)name[i];
         char hex[8];
         if (c >= 0x20 && c != 0x7f) {
-            vl_buf_add(&b, (const char *)&name[i], 1);
+            vl_strbuf_add(&b, (const char *)&name[i], 1);
         } else {
             snprintf(hex, sizeof hex, "\\x%02x", c);
-            vl_buf_adds(&b, hex);
+            vl_strbuf_adds(&b, hex);
         }
     }
     if (n > NAME_SHOW_MAX)
-        vl_buf_adds(&b, "...");
+        vl_strbuf_adds(&b, "...");
     return b.data;
 }
 
@@ -253,14 +253,14 @@ static void report_diags(VladState *S, VlReadStatus st, VlDiag *d)
 {
     /* the first diagnostic is the error; later ones join its message */
     StrBuf more;
-    vl_buf_init(&more);
+    vl_strbuf_init(&more);
     for (VlDiag *x = d->next; x != NULL; x = x->next) {
         char buf[64];
-        vl_buf_adds(&more, "\n");
-        vl_buf_adds(&more, x->pos.file ? x->pos.file : "");
+        vl_strbuf_adds(&more, "\n");
+        vl_strbuf_adds(&more, x->pos.file ? x->pos.file : "");
         snprintf(buf, sizeof buf, ":%d:%d: error: ", x->pos.line, x->pos.col);
-        vl_buf_adds(&more, buf);
-        vl_buf_adds(&more, x->message);
+        vl_strbuf_adds(&more, buf);
+        vl_strbuf_adds(&more, x->message);
     }
     vl_except_at(S, st == VL_READ_INCOMPLETE ? VLAD_ERR_INCOMPLETE
                                              : VLAD_ERR_SYNTAX,
@@ -418,13 +418,13 @@ static void list_form(VladState *S, const TopForm *f, RunCtx *ctx,
             rs->defined |= (uint64_t)1 << id;
     }
     StrBuf b, label;
-    vl_buf_init(&b);
-    vl_buf_init(&label);
+    vl_strbuf_init(&b);
+    vl_strbuf_init(&label);
     char n[16];
     snprintf(n, sizeof n, "%u", (unsigned)++rs->listed);
-    vl_buf_adds(&label, n);
+    vl_strbuf_adds(&label, n);
     if (rs->listed > 1)
-        vl_buf_adds(&b, "\n");
+        vl_strbuf_adds(&b, "\n");
     vl_disasm_proto(S, &b, p, label.data);
     vl_state_write(S, b.data, b.len);
 }
@@ -578,9 +578,9 @@ static void destroy(VladState *S)
     vl_cpj_reset(S);
     vl_spill_close(S);
     if (S->autosave_file != NULL)           /* its lock (vm/exec/autosave.h) */
-        (void)vl_save_close(S->autosave_file, 0);
+        (void)vl_savefile_close(S->autosave_file, 0);
     vl_state_flush(S);
-    vl_stdin_close(S);
+    vl_stdinwait_close(S);
     vl_gc_free(S);
 }
 
@@ -744,8 +744,8 @@ static void saved_job(VladState *S, void *ud)
     char *data = vl_toplevel_read_saved(S, job->path, &len);
     CkptProgram prog;
     CkptAccept accept = {accept_saved, job, NULL};
-    Value u = vl_ckpt_load(S, (const unsigned char *)data, len, job->path,
-                           &prog, &accept);
+    Value u = vl_ckptload_value(S, (const unsigned char *)data, len, job->path,
+                                &prog, &accept);
     if (prog.present) {
         S->out_total = prog.output_bytes;
         /* the input consumed counts on from the saved run's (the host
@@ -817,7 +817,7 @@ VladStatus vl_toplevel_apply(VladState *S, Value fn, Value arg, Value *out)
 static void open_job(VladState *S, void *ud)
 {
     (void)ud;
-    S->syms = vl_symtab_new();
+    S->syms = vl_symbol_table_new();
     vl_prims_install(S);
     vl_cpj_init(S);
     vl_spill_init(S);

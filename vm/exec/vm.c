@@ -70,7 +70,7 @@ static void adapt_args(VladState *S, Value fn, Value *args, int nargs,
                        int want)
 {
     if (nargs > 1)
-        args[0] = vl_value_tuple(args, nargs);
+        args[0] = vl_object_tuple(args, nargs);
     if (want == 1)
         return;
     Value whole = args[0];
@@ -496,7 +496,7 @@ next:
         VM_NEXT();
     }
     VM_CASE(MATCHK) {
-        if (VL_UNLIKELY(!vl_value_equal(R(i->a), K[i->b]))) {
+        if (VL_UNLIKELY(!vl_object_equal(R(i->a), K[i->b]))) {
             SAVE();
             pattern_error(S, cl->proto, i->c,
                           R(cl->proto->matches[i->c].root));
@@ -683,7 +683,7 @@ next:
             vl_except_runtime(S, VLAD_ERR_RUNTIME,
                               "checkpoint: the step count must be a real, "
                               "got %s", vl_print_to_string(S, k, 100));
-        double kd = vl_value_primal(k);
+        double kd = vl_object_primal(k);
         if (!(kd >= 0) || (kd != floor(kd) && !isinf(kd)))
             vl_except_runtime(S, VLAD_ERR_RUNTIME,
                               "checkpoint: the step count must be a "
@@ -717,7 +717,7 @@ next:
     VM_CASE(PRIMOPS_END) {
         int64_t n = S->fuel_anchor - fuel - R(i->b + VL_PRIMOPS_START).as.i;
         SAVE();
-        R(i->a) = vl_value_list2(R(i->a), vl_num((double)n));
+        R(i->a) = vl_object_list2(R(i->a), vl_num((double)n));
         VM_NEXT();
     }
     VM_CASE(RESUME) {
@@ -751,7 +751,7 @@ next:
             R(i->a + VL_SEG_LOG) = vl_raw_ptr(VL_RAW_LOG_LIST, NULL);
         }
         int64_t anchor = now + i->c
-                         - (int64_t)vl_value_primal(R(i->a + VL_SEG_POS));
+                         - (int64_t)vl_object_primal(R(i->a + VL_SEG_POS));
         if (first) {            /* a first run: its steps are counted */
             now = count_first_run(S, base, &anchor, now);
             S->fuel_anchor = vl_delim_anchor(S, now);
@@ -770,7 +770,7 @@ next:
             AS_CKPT(R(i->a))->position = S->fuel_anchor - fuel
                                          - R(i->b + VL_SEG_ANCHOR).as.i;
         if (i->x == SEG_MODE_REC)       /* the state and the log */
-            R(i->a) = vl_value_list2(R(i->a), R(i->b + VL_SEG_LOG));
+            R(i->a) = vl_object_list2(R(i->a), R(i->b + VL_SEG_LOG));
         if (i->x == SEG_MODE_FIRST)     /* (list y n log) */
             R(i->a) = vl_cpj_first_result(S, R(i->a),
                                           S->fuel_anchor - fuel

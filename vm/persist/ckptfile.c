@@ -14,7 +14,7 @@
 
 /* ===== Writing ===== */
 
-void vl_ckpt_put(CkptOut *o, const void *p, size_t n)
+void vl_ckptfile_put(CkptOut *o, const void *p, size_t n)
 {
     if (o->len + n > o->cap) {
         size_t cap = o->cap ? o->cap : 4096;
@@ -32,13 +32,13 @@ void vl_ckpt_put(CkptOut *o, const void *p, size_t n)
     o->len += n;
 }
 
-void vl_ckpt_put_byte(CkptOut *o, unsigned b)
+void vl_ckptfile_put_byte(CkptOut *o, unsigned b)
 {
     unsigned char c = (unsigned char)b;
-    vl_ckpt_put(o, &c, 1);
+    vl_ckptfile_put(o, &c, 1);
 }
 
-void vl_ckpt_put_u(CkptOut *o, uint64_t x)
+void vl_ckptfile_put_u(CkptOut *o, uint64_t x)
 {
     unsigned char buf[10];
     size_t n = 0;
@@ -47,28 +47,28 @@ void vl_ckpt_put_u(CkptOut *o, uint64_t x)
         x >>= 7;
         buf[n++] = c | (x ? 0x80 : 0);
     } while (x);
-    vl_ckpt_put(o, buf, n);
+    vl_ckptfile_put(o, buf, n);
 }
 
-void vl_ckpt_put_i(CkptOut *o, int64_t x)
+void vl_ckptfile_put_i(CkptOut *o, int64_t x)
 {
-    vl_ckpt_put_u(o, ((uint64_t)x << 1) ^ (uint64_t)(x >> 63));
+    vl_ckptfile_put_u(o, ((uint64_t)x << 1) ^ (uint64_t)(x >> 63));
 }
 
-void vl_ckpt_put_real(CkptOut *o, double x)
+void vl_ckptfile_put_real(CkptOut *o, double x)
 {
-    vl_ckpt_put(o, &x, sizeof x);       /* little-endian (the header) */
+    vl_ckptfile_put(o, &x, sizeof x);       /* little-endian (the header) */
 }
 
-void vl_ckpt_put_str(CkptOut *o, const char *s, size_t n)
+void vl_ckptfile_put_str(CkptOut *o, const char *s, size_t n)
 {
-    vl_ckpt_put_u(o, n);
-    vl_ckpt_put(o, s, n);
+    vl_ckptfile_put_u(o, n);
+    vl_ckptfile_put(o, s, n);
 }
 
 /* ===== Reading ===== */
 
-void vl_ckpt_bad(CkptIn *in, const char *fmt, ...)
+void vl_ckptfile_bad(CkptIn *in, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -78,65 +78,65 @@ void vl_ckpt_bad(CkptIn *in, const char *fmt, ...)
                  "not a valid checkpoint file: %s", m);
 }
 
-unsigned vl_ckpt_get_byte(CkptIn *in)
+unsigned vl_ckptfile_get_byte(CkptIn *in)
 {
     if (in->p >= in->end)
-        vl_ckpt_bad(in, "it ends too early");
+        vl_ckptfile_bad(in, "it ends too early");
     return *in->p++;
 }
 
-uint64_t vl_ckpt_get_u(CkptIn *in)
+uint64_t vl_ckptfile_get_u(CkptIn *in)
 {
     uint64_t x = 0;
     for (int shift = 0;; shift += 7) {
-        unsigned c = vl_ckpt_get_byte(in);
+        unsigned c = vl_ckptfile_get_byte(in);
         if (shift == 63 && (c & 0x7e))
-            vl_ckpt_bad(in, "an integer is too large");
+            vl_ckptfile_bad(in, "an integer is too large");
         x |= (uint64_t)(c & 0x7f) << shift;
         if (!(c & 0x80))
             return x;
         if (shift == 63)
-            vl_ckpt_bad(in, "an integer is too large");
+            vl_ckptfile_bad(in, "an integer is too large");
     }
 }
 
-uint64_t vl_ckpt_get_max(CkptIn *in, uint64_t max, const char *what)
+uint64_t vl_ckptfile_get_max(CkptIn *in, uint64_t max, const char *what)
 {
-    uint64_t x = vl_ckpt_get_u(in);
+    uint64_t x = vl_ckptfile_get_u(in);
     if (x > max)
-        vl_ckpt_bad(in, "%s out of range (%llu > %llu)", what,
-                    (unsigned long long)x, (unsigned long long)max);
+        vl_ckptfile_bad(in, "%s out of range (%llu > %llu)", what,
+                        (unsigned long long)x, (unsigned long long)max);
     return x;
 }
 
-int64_t vl_ckpt_get_i(CkptIn *in)
+int64_t vl_ckptfile_get_i(CkptIn *in)
 {
-    uint64_t z = vl_ckpt_get_u(in);
+    uint64_t z = vl_ckptfile_get_u(in);
     return (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
 }
 
-double vl_ckpt_get_real(CkptIn *in)
+double vl_ckptfile_get_real(CkptIn *in)
 {
     double x;
-    memcpy(&x, vl_ckpt_get_bytes(in, sizeof x), sizeof x);
+    memcpy(&x, vl_ckptfile_get_bytes(in, sizeof x), sizeof x);
     return x;
 }
 
-const unsigned char *vl_ckpt_get_bytes(CkptIn *in, size_t n)
+const unsigned char *vl_ckptfile_get_bytes(CkptIn *in, size_t n)
 {
     if ((size_t)(in->end - in->p) < n)
-        vl_ckpt_bad(in, "it ends too early");
+        vl_ckptfile_bad(in, "it ends too early");
     const unsigned char *p = in->p;
     in->p += n;
     return p;
 }
 
-char *vl_ckpt_get_str(CkptIn *in, size_t max, size_t *len)
+char *vl_ckptfile_get_str(CkptIn *in, size_t max, size_t *len)
 {
-    size_t n = (size_t)vl_ckpt_get_max(in, max, "a string's length");
-    const unsigned char *p = vl_ckpt_get_bytes(in, n);
+    size_t n = (size_t)vl_ckptfile_get_max(in, max, "a string's length");
+    const unsigned char *p = vl_ckptfile_get_bytes(in, n);
     if (memchr(p, 0, n) != NULL)
-        vl_ckpt_bad(in, "a string holds a NUL byte");
+        vl_ckptfile_bad(in, "a string holds a NUL byte");
     if (len != NULL)
         *len = n;
     return vl_gc_strndup((const char *)p, n);
@@ -144,7 +144,7 @@ char *vl_ckpt_get_str(CkptIn *in, size_t max, size_t *len)
 
 /* ===== CRC and framing ===== */
 
-uint32_t vl_ckpt_crc32(const unsigned char *p, size_t n)
+uint32_t vl_ckptfile_crc32(const unsigned char *p, size_t n)
 {
     /* a table made on the stack for each call (1 KB, 2048 steps): no
        state shared between calls or threads; bit by bit for short
@@ -170,7 +170,7 @@ uint32_t vl_ckpt_crc32(const unsigned char *p, size_t n)
     return ~c;
 }
 
-uint64_t vl_ckpt_build_id(VladState *S)
+uint64_t vl_ckptfile_build_id(VladState *S)
 {
     if (S->ckpt_build_id == 0) {
         uint64_t h = vl_fnv(VL_FNV_INIT, PACKAGE_VERSION,
@@ -206,7 +206,7 @@ static int little_endian(void)
     return c == 1;
 }
 
-void vl_ckpt_frame(VladState *S, const CkptOut *payload, CkptOut *file)
+void vl_ckptfile_frame(VladState *S, const CkptOut *payload, CkptOut *file)
 {
     unsigned char h[VL_CKPT_HEADER];
     memcpy(h, VL_CKPT_MAGIC, 8);
@@ -215,46 +215,46 @@ void vl_ckpt_frame(VladState *S, const CkptOut *payload, CkptOut *file)
     h[13] = little_endian() ? 1 : 2;
     h[14] = (unsigned char)sizeof(double);
     h[15] = 0;
-    put_le(h + 16, vl_ckpt_build_id(S), 8);
+    put_le(h + 16, vl_ckptfile_build_id(S), 8);
     put_le(h + 24, payload->len, 8);
-    vl_ckpt_put(file, h, sizeof h);
-    vl_ckpt_put(file, payload->data, payload->len);
+    vl_ckptfile_put(file, h, sizeof h);
+    vl_ckptfile_put(file, payload->data, payload->len);
     unsigned char t[VL_CKPT_TRAILER];
-    put_le(t, vl_ckpt_crc32(file->data, file->len), 4);
-    vl_ckpt_put(file, t, sizeof t);
+    put_le(t, vl_ckptfile_crc32(file->data, file->len), 4);
+    vl_ckptfile_put(file, t, sizeof t);
 }
 
-const unsigned char *vl_ckpt_open(CkptIn *in, const unsigned char *data,
-                                  size_t len, size_t *plen)
+const unsigned char *vl_ckptfile_open(CkptIn *in, const unsigned char *data,
+                                      size_t len, size_t *plen)
 {
     if (len < 8 || memcmp(data, VL_CKPT_MAGIC, 8) != 0)
-        vl_ckpt_bad(in, "no VLADCKPT at its start");
+        vl_ckptfile_bad(in, "no VLADCKPT at its start");
     if (len < VL_CKPT_HEADER + VL_CKPT_TRAILER)
-        vl_ckpt_bad(in, "it is truncated (%zu bytes)", len);
+        vl_ckptfile_bad(in, "it is truncated (%zu bytes)", len);
     uint64_t format = get_le(data + 8, 4);
     if (format != VL_CKPT_FORMAT)
-        vl_ckpt_bad(in, "it is in format %llu; this vlad reads format %u",
-                    (unsigned long long)format, VL_CKPT_FORMAT);
+        vl_ckptfile_bad(in, "it is in format %llu; this vlad reads format %u",
+                        (unsigned long long)format, VL_CKPT_FORMAT);
     if (data[12] != sizeof(void *) || data[13] != (little_endian() ? 1 : 2)
         || data[14] != sizeof(double) || data[15] != 0)
-        vl_ckpt_bad(in, "it was saved on another architecture (%u-byte "
-                    "words, %s-endian); this one has %u-byte words and is "
-                    "%s-endian", data[12], data[13] == 1 ? "little" : "big",
-                    (unsigned)sizeof(void *),
-                    little_endian() ? "little" : "big");
+        vl_ckptfile_bad(in, "it was saved on another architecture (%u-byte "
+                        "words, %s-endian); this one has %u-byte words and is "
+                        "%s-endian", data[12], data[13] == 1 ? "little" : "big",
+                        (unsigned)sizeof(void *),
+                        little_endian() ? "little" : "big");
     uint64_t p = get_le(data + 24, 8);
     if (p != len - VL_CKPT_HEADER - VL_CKPT_TRAILER)
-        vl_ckpt_bad(in, "it is %s (%zu bytes; its header says %llu)",
-                    p > len - VL_CKPT_HEADER - VL_CKPT_TRAILER
+        vl_ckptfile_bad(in, "it is %s (%zu bytes; its header says %llu)",
+                        p > len - VL_CKPT_HEADER - VL_CKPT_TRAILER
                         ? "truncated" : "longer than its contents",
                     len, (unsigned long long)(p + VL_CKPT_HEADER
                                               + VL_CKPT_TRAILER));
     uint32_t crc = (uint32_t)get_le(data + len - VL_CKPT_TRAILER, 4);
-    if (crc != vl_ckpt_crc32(data, len - VL_CKPT_TRAILER))
-        vl_ckpt_bad(in, "it is damaged (its checksum does not match)");
-    if (get_le(data + 16, 8) != vl_ckpt_build_id(in->S))
-        vl_ckpt_bad(in, "it was saved by another version or build of vlad "
-                    "(this is vlad " PACKAGE_VERSION ")");
+    if (crc != vl_ckptfile_crc32(data, len - VL_CKPT_TRAILER))
+        vl_ckptfile_bad(in, "it is damaged (its checksum does not match)");
+    if (get_le(data + 16, 8) != vl_ckptfile_build_id(in->S))
+        vl_ckptfile_bad(in, "it was saved by another version or build of vlad "
+                        "(this is vlad " PACKAGE_VERSION ")");
     *plen = (size_t)p;
     in->p = data + VL_CKPT_HEADER;
     in->end = in->p + p;

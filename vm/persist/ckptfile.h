@@ -123,12 +123,12 @@ typedef struct CkptScratch {
     size_t objs_cap;
 } CkptScratch;
 
-VL_INTERNAL void vl_ckpt_put(CkptOut *o, const void *p, size_t n);
-VL_INTERNAL void vl_ckpt_put_byte(CkptOut *o, unsigned b);
-VL_INTERNAL void vl_ckpt_put_u(CkptOut *o, uint64_t x);
-VL_INTERNAL void vl_ckpt_put_i(CkptOut *o, int64_t x);
-VL_INTERNAL void vl_ckpt_put_real(CkptOut *o, double x);
-VL_INTERNAL void vl_ckpt_put_str(CkptOut *o, const char *s, size_t n);
+VL_INTERNAL void vl_ckptfile_put(CkptOut *o, const void *p, size_t n);
+VL_INTERNAL void vl_ckptfile_put_byte(CkptOut *o, unsigned b);
+VL_INTERNAL void vl_ckptfile_put_u(CkptOut *o, uint64_t x);
+VL_INTERNAL void vl_ckptfile_put_i(CkptOut *o, int64_t x);
+VL_INTERNAL void vl_ckptfile_put_real(CkptOut *o, double x);
+VL_INTERNAL void vl_ckptfile_put_str(CkptOut *o, const char *s, size_t n);
 
 /* Reading: every read checks the bounds; a failure raises VLAD_ERR_IO
    naming the file ("... is damaged: ..."). */
@@ -138,35 +138,35 @@ typedef struct CkptIn {
     const char *name;       /* the file, for messages */
 } CkptIn;
 
-VL_INTERNAL VL_NORETURN void vl_ckpt_bad(CkptIn *in, const char *fmt, ...);
-VL_INTERNAL unsigned vl_ckpt_get_byte(CkptIn *in);
-VL_INTERNAL uint64_t vl_ckpt_get_u(CkptIn *in);
+VL_INTERNAL VL_NORETURN void vl_ckptfile_bad(CkptIn *in, const char *fmt, ...);
+VL_INTERNAL unsigned vl_ckptfile_get_byte(CkptIn *in);
+VL_INTERNAL uint64_t vl_ckptfile_get_u(CkptIn *in);
 /* An unsigned integer at most 'max'. */
-VL_INTERNAL uint64_t vl_ckpt_get_max(CkptIn *in, uint64_t max,
-                                     const char *what);
-VL_INTERNAL int64_t vl_ckpt_get_i(CkptIn *in);
-VL_INTERNAL double vl_ckpt_get_real(CkptIn *in);
+VL_INTERNAL uint64_t vl_ckptfile_get_max(CkptIn *in, uint64_t max,
+                                         const char *what);
+VL_INTERNAL int64_t vl_ckptfile_get_i(CkptIn *in);
+VL_INTERNAL double vl_ckptfile_get_real(CkptIn *in);
 /* A string of at most 'max' bytes without NUL, copied to the heap. */
-VL_INTERNAL char *vl_ckpt_get_str(CkptIn *in, size_t max, size_t *len);
+VL_INTERNAL char *vl_ckptfile_get_str(CkptIn *in, size_t max, size_t *len);
 /* 'n' raw bytes (a pointer into the input). */
-VL_INTERNAL const unsigned char *vl_ckpt_get_bytes(CkptIn *in, size_t n);
+VL_INTERNAL const unsigned char *vl_ckptfile_get_bytes(CkptIn *in, size_t n);
 
 /* CRC-32 (IEEE 802.3) of 'n' bytes. */
-VL_INTERNAL uint32_t vl_ckpt_crc32(const unsigned char *p, size_t n);
+VL_INTERNAL uint32_t vl_ckptfile_crc32(const unsigned char *p, size_t n);
 
 /* This build's id (header offset 16): a hash of the version and of the
    code of every prelude form. */
-VL_INTERNAL uint64_t vl_ckpt_build_id(VladState *S);
+VL_INTERNAL uint64_t vl_ckptfile_build_id(VladState *S);
 
 /* Frame and check the header and trailer of the 'len' bytes at 'data':
    returns the payload (and its length), or raises. */
-VL_INTERNAL const unsigned char *vl_ckpt_open(CkptIn *in,
-                                              const unsigned char *data,
-                                              size_t len, size_t *plen);
+VL_INTERNAL const unsigned char *vl_ckptfile_open(CkptIn *in,
+                                                  const unsigned char *data,
+                                                  size_t len, size_t *plen);
 
 /* The whole file around 'payload': header, payload, CRC. */
-VL_INTERNAL void vl_ckpt_frame(VladState *S, const CkptOut *payload,
-                               CkptOut *file);
+VL_INTERNAL void vl_ckptfile_frame(VladState *S, const CkptOut *payload,
+                                   CkptOut *file);
 
 /* What a live register of a frame of p holds, for saving and loading:
    data (any value; a raw one only an effect log, told by its aux), or
@@ -180,7 +180,7 @@ enum {
     ROLE_LOGLIST        /* a recording effect log */
 };
 
-static inline int vl_ckpt_role(const VladState *S, const Proto *p, int r)
+static inline int vl_ckptfile_role(const VladState *S, const Proto *p, int r)
 {
     switch (p->kind) {
     case PK_CHECKPOINT:

@@ -30,7 +30,7 @@
  * keyed by the file's numbers have a secret seed (vm/core/keymap.h), and the
  * interrupt flag is polled at every record and in every loop.
  *
- * The local mode (vl_ckpt_load_local) reads what vl_ckpt_save_local
+ * The local mode (vl_ckptload_local) reads what vl_ckptsave_local
  * wrote in this process: externals by index, code by pointer, tags
  * as they were (the checkpoint is the same one, back from a file).
  */
@@ -83,7 +83,7 @@ typedef struct Dec {
     size_t next;
 } Dec;
 
-#define bad(d, ...) vl_ckpt_bad(&(d)->in, __VA_ARGS__)
+#define bad(d, ...) vl_ckptfile_bad(&(d)->in, __VA_ARGS__)
 
 /* An interrupt (vlad_interrupt, Ctrl-C, SIGTERM) stops the load. */
 static void poll(Dec *d)
@@ -146,13 +146,13 @@ static void *obj_at(Dec *d, uint64_t i, int kind)
 
 static void *obj_ref(Dec *d, int kind)
 {
-    return obj_at(d, vl_ckpt_get_u(&d->in), kind);
+    return obj_at(d, vl_ckptfile_get_u(&d->in), kind);
 }
 
 /* An optional reference: number + 1, 0 for none; '*at' its object. */
 static void *opt_ref_at(Dec *d, int kind, Obj **at)
 {
-    uint64_t i = vl_ckpt_get_u(&d->in);
+    uint64_t i = vl_ckptfile_get_u(&d->in);
     if (i == 0) {
         *at = NULL;
         return NULL;
@@ -339,7 +339,7 @@ static Value find_prim(Dec *d, int host, const char *name)
 /* The external an index names (the local mode). */
 static Value ext_at(Dec *d)
 {
-    uint64_t i = vl_ckpt_get_u(&d->in);
+    uint64_t i = vl_ckptfile_get_u(&d->in);
     if (!d->local || i >= d->next)
         bad(d, "a reference to external %llu, of %zu",
             (unsigned long long)i, d->next);
@@ -350,7 +350,7 @@ static Value ext_at(Dec *d)
    register of a captured frame (where a dead value may be). */
 static Value get_value(Dec *d, int role, int frame)
 {
-    unsigned t = vl_ckpt_get_byte(&d->in);
+    unsigned t = vl_ckptfile_get_byte(&d->in);
     if (t == X_EXTERN && d->local)  /* as it was written (vm/persist/ckptsave.c) */
         return ext_at(d);
     int raw = t == X_RAW_INT || t == X_RAW_LOG || t == X_RAW_LOGLIST
@@ -376,16 +376,16 @@ static Value get_value(Dec *d, int role, int frame)
     case VT_VOID:
         return VOID_VAL;
     case VT_BOOL: {
-        unsigned b = vl_ckpt_get_byte(&d->in);
+        unsigned b = vl_ckptfile_get_byte(&d->in);
         if (b > 1)
             bad(d, "a boolean is %u", b);
         return vl_bool(b);
     }
     case VT_NUM: {
-        uint64_t aux = vl_ckpt_get_u(&d->in);
+        uint64_t aux = vl_ckptfile_get_u(&d->in);
         if (aux != 0 && aux != VL_ACTIVE)
             bad(d, "a real has annotation %llx", (unsigned long long)aux);
-        return vl_num_marked(vl_ckpt_get_real(&d->in), (uint32_t)aux);
+        return vl_num_marked(vl_ckptfile_get_real(&d->in), (uint32_t)aux);
     }
     case VT_PAIR:
         return vl_obj(VT_PAIR, obj_ref(d, R_PAIR));
@@ -394,7 +394,7 @@ static Value get_value(Dec *d, int role, int frame)
     case VT_CKPT:
         return vl_obj(VT_CKPT, obj_ref(d, R_CKPT));
     case VT_DUAL: {
-        uint64_t aux = vl_ckpt_get_u(&d->in);
+        uint64_t aux = vl_ckptfile_get_u(&d->in);
         if (aux != 0 && aux != VL_ACTIVE)
             bad(d, "a dual number has annotation %llx",
                 (unsigned long long)aux);
@@ -403,9 +403,10 @@ static Value get_value(Dec *d, int role, int frame)
         return v;
     }
     case X_PLAIN_DUAL: {
-        uint64_t active = vl_ckpt_get_max(&d->in, 1, "an annotation");
-        int64_t tag = fresh_tag(d, vl_ckpt_get_i(&d->in));
-        double x = vl_ckpt_get_real(&d->in), dx = vl_ckpt_get_real(&d->in);
+        uint64_t active = vl_ckptfile_get_max(&d->in, 1, "an annotation");
+        int64_t tag = fresh_tag(d, vl_ckptfile_get_i(&d->in));
+        double x = vl_ckptfile_get_real(&d->in);
+        double dx = vl_ckptfile_get_real(&d->in);
         if (tag <= VL_PLAIN_DUAL_MAX_TAG) {
             PlainDual *p = vl_gc_alloc_atomic(sizeof *p);
             p->primal = x;
@@ -424,7 +425,7 @@ static Value get_value(Dec *d, int role, int frame)
         return v;
     }
     case VT_TAPE: {
-        uint64_t aux = vl_ckpt_get_max(&d->in, UINT32_MAX, "a node's slot");
+        uint64_t aux = vl_ckptfile_get_max(&d->in, UINT32_MAX, "a node's slot");
         TapeChunk *c = obj_ref(d, R_CHUNK);
         if ((aux & VL_AUX_BITS) >= c->used)
             bad(d, "a tape node is past the end of its chunk");
@@ -433,22 +434,22 @@ static Value get_value(Dec *d, int role, int frame)
         return v;
     }
     case VT_PRIM: {
-        unsigned host = vl_ckpt_get_byte(&d->in);
+        unsigned host = vl_ckptfile_get_byte(&d->in);
         if (host > 1)
             bad(d, "a primitive's kind is %u", host);
         return find_prim(d, (int)host,
-                         vl_ckpt_get_str(&d->in, VL_READ_MAX_TOKEN, NULL));
+                         vl_ckptfile_get_str(&d->in, VL_READ_MAX_TOKEN, NULL));
     }
     case VT_SYM: {
         size_t n;
-        char *s = vl_ckpt_get_str(&d->in, VL_READ_MAX_TOKEN, &n);
+        char *s = vl_ckptfile_get_str(&d->in, VL_READ_MAX_TOKEN, &n);
         return vl_obj(VT_SYM, vl_symbol_intern(d->S->syms, s, n));
     }
     case VT_STR:
-        return vl_obj(VT_STR, vl_ckpt_get_str(&d->in, VL_READ_MAX_TOKEN,
-                                              NULL));
+        return vl_obj(VT_STR, vl_ckptfile_get_str(&d->in, VL_READ_MAX_TOKEN,
+                                                  NULL));
     case X_RAW_INT: {
-        int64_t x = vl_ckpt_get_i(&d->in);
+        int64_t x = vl_ckptfile_get_i(&d->in);
         if (role == ROLE_TAG)
             return vl_raw(fresh_tag(d, x));
         if (x < -VL_STEPS_MAX || x > VL_STEPS_MAX)
@@ -463,8 +464,8 @@ static Value get_value(Dec *d, int role, int frame)
         if (role != ROLE_TAPE_END)
             bad(d, "a tape end out of place");
         TapeChunk *c = opt_ref(d, R_CHUNK);
-        uint64_t n = vl_ckpt_get_max(&d->in, c != NULL ? c->used : 0,
-                                     "a tape end");
+        uint64_t n = vl_ckptfile_get_max(&d->in, c != NULL ? c->used : 0,
+                                         "a tape end");
         v = vl_raw(0);
         v.as.ptr = c;
         v.aux = (uint32_t)n;
@@ -479,7 +480,7 @@ static Value get_real(Dec *d)
 {
     Value v = get_value(d, ROLE_DATA, 0);
     if (!IS_REAL(v))
-        bad(d, "a %s where a real is expected", vl_value_kind(v));
+        bad(d, "a %s where a real is expected", vl_object_kind(v));
     return v;
 }
 
@@ -500,8 +501,8 @@ typedef struct Text {
 static void read_text(Dec *d)
 {
     Text *t = vl_gc_alloc(sizeof *t);
-    t->name = vl_ckpt_get_str(&d->in, VL_READ_MAX_INPUT, NULL);
-    t->text = vl_ckpt_get_str(&d->in, VL_READ_MAX_INPUT, &t->len);
+    t->name = vl_ckptfile_get_str(&d->in, VL_READ_MAX_INPUT, NULL);
+    t->text = vl_ckptfile_get_str(&d->in, VL_READ_MAX_INPUT, &t->len);
     add_obj(d, R_TEXT, t);
 }
 
@@ -537,23 +538,23 @@ static VlUnit *text_unit(Dec *d, Text *t, uint32_t form, uint64_t rebound)
 static void read_unit(Dec *d)
 {
     VladState *S = d->S;
-    unsigned prelude = vl_ckpt_get_byte(&d->in);
+    unsigned prelude = vl_ckptfile_get_byte(&d->in);
     if (prelude > 1)
         bad(d, "a unit's environment is %u", prelude);
     VlUnit *u;
     if (prelude) {
-        uint64_t form = vl_ckpt_get_u(&d->in);
+        uint64_t form = vl_ckptfile_get_u(&d->in);
         if (form >= S->nprelude_units || S->prelude_units[form]->form != form)
             bad(d, "it names prelude form %llu, which this prelude lacks",
                 (unsigned long long)form);
         u = S->prelude_units[form];
-        if (vl_ckpt_get_u(&d->in) != vl_unit_hash(u))
+        if (vl_ckptfile_get_u(&d->in) != vl_unit_hash(u))
             bad(d, "its prelude code differs from this vlad's");
     } else {
         Text *t = obj_ref(d, R_TEXT);
-        uint64_t rebound = vl_ckpt_get_u(&d->in);
-        uint64_t form = vl_ckpt_get_max(&d->in, UINT32_MAX, "a form index");
-        uint64_t hash = vl_ckpt_get_u(&d->in);
+        uint64_t rebound = vl_ckptfile_get_u(&d->in);
+        uint64_t form = vl_ckptfile_get_max(&d->in, UINT32_MAX, "a form index");
+        uint64_t hash = vl_ckptfile_get_u(&d->in);
         if (rebound >> IN__COUNT != 0)
             bad(d, "a unit's inline decisions are out of range");
         u = text_unit(d, t, (uint32_t)form, rebound);
@@ -570,14 +571,14 @@ static void read_closure(Dec *d, int local)
 {
     VladState *S = d->S;
     Proto *p;
-    uint64_t unit = local ? 0 : vl_ckpt_get_u(&d->in);
+    uint64_t unit = local ? 0 : vl_ckptfile_get_u(&d->in);
     if (local) {
         if (!d->local)
             bad(d, "a record of unknown kind %u", R_LCLOSURE);
         p = (Proto *)ext_at(d).as.ptr;
     } else if (unit == 0) {
-        uint64_t ctl = vl_ckpt_get_max(&d->in, CTL__COUNT - 1,
-                                       "a control procedure");
+        uint64_t ctl = vl_ckptfile_get_max(&d->in, CTL__COUNT - 1,
+                                           "a control procedure");
         if (ctl == CTL_ENTRY || ctl == CTL_UNDERFLOW)
             bad(d, "a closure of internal procedure %llu",
                 (unsigned long long)ctl);
@@ -586,7 +587,7 @@ static void read_closure(Dec *d, int local)
         VlUnit *u = obj_at(d, unit - 1, R_UNIT);
         uint32_t n;
         Proto *const *all = vl_unit_protos(u, &n);
-        p = all[vl_ckpt_get_max(&d->in, n - 1, "a procedure's index")];
+        p = all[vl_ckptfile_get_max(&d->in, n - 1, "a procedure's index")];
     }
     /* each value its R_FILL will give takes a byte at least: memory in
        proportion to the file, however many closures wait */
@@ -607,7 +608,7 @@ static void read_closure(Dec *d, int local)
    vl_cpj_step_count). */
 static int step_count(Value v)
 {
-    double x = IS_REAL(v) ? vl_value_primal(v) : -1;
+    double x = IS_REAL(v) ? vl_object_primal(v) : -1;
     return x >= 0 && x == floor(x) && x <= VL_POSITION_MAX;
 }
 
@@ -616,7 +617,7 @@ static int step_count(Value v)
 static void read_fill(Dec *d)
 {
     VladState *S = d->S;
-    uint64_t i = vl_ckpt_get_u(&d->in);
+    uint64_t i = vl_ckptfile_get_u(&d->in);
     Closure *c = obj_at(d, i, R_CLOSURE);
     if (d->objs[i].filled)
         bad(d, "a closure is filled twice");
@@ -658,7 +659,7 @@ static void read_pair(Dec *d)
 static void read_dual(Dec *d)
 {
     Dual *x = vl_gc_alloc(sizeof *x);
-    x->tag = fresh_tag(d, vl_ckpt_get_i(&d->in));
+    x->tag = fresh_tag(d, vl_ckptfile_get_i(&d->in));
     x->primal = get_real(d);
     x->tangent = get_real(d);
     add_obj(d, R_DUAL, x);
@@ -714,19 +715,19 @@ static void read_chunk(Dec *d)
     Obj *po;
     TapeChunk *prev = opt_ref_at(d, R_CHUNK, &po);
     c->prev = prev;
-    c->prev_n = (uint32_t)vl_ckpt_get_max(&d->in, prev ? prev->used : 0,
-                                          "a chunk's start");
-    c->tag = fresh_tag(d, vl_ckpt_get_i(&d->in));
-    unsigned compact = vl_ckpt_get_byte(&d->in);
-    unsigned general = vl_ckpt_get_byte(&d->in);
+    c->prev_n = (uint32_t)vl_ckptfile_get_max(&d->in, prev ? prev->used : 0,
+                                              "a chunk's start");
+    c->tag = fresh_tag(d, vl_ckptfile_get_i(&d->in));
+    unsigned compact = vl_ckptfile_get_byte(&d->in);
+    unsigned general = vl_ckptfile_get_byte(&d->in);
     if (compact > 1 || general > 1)
         bad(d, "a chunk's flags are out of range");
     /* (a chunk loaded before is full: its capacity is its fill, up to
        two more than a made one's) */
-    c->cap = (uint32_t)vl_ckpt_get_max(&d->in, CHUNK_CAP_MAX + 2,
-                                       "a chunk's capacity");
-    c->used = (uint32_t)vl_ckpt_get_max(&d->in, c->cap + 2u,
-                                        "a chunk's fill");
+    c->cap = (uint32_t)vl_ckptfile_get_max(&d->in, CHUNK_CAP_MAX + 2,
+                                           "a chunk's capacity");
+    c->used = (uint32_t)vl_ckptfile_get_max(&d->in, c->cap + 2u,
+                                            "a chunk's fill");
     if (c->cap == 0 || c->used > left(d))
         bad(d, "a chunk's size is out of range");
     /* room for the slots read only (memory in proportion to the file):
@@ -740,14 +741,14 @@ static void read_chunk(Dec *d)
     memset(c->slots, 0, VL_TAPE_CHUNK_SLOTS(c->cap) * sizeof(TapeSlot));
     for (uint32_t j = 0; j < c->used; j++) {
         poll(d);
-        c->slots[j].primal = vl_ckpt_get_real(&d->in);
-        c->slots[j].parent = (uint32_t)vl_ckpt_get_max(&d->in, UINT32_MAX,
-                                                       "a parent");
-        c->slots[j].parent1 = (uint32_t)vl_ckpt_get_max(&d->in, UINT32_MAX,
-                                                        "a parent");
+        c->slots[j].primal = vl_ckptfile_get_real(&d->in);
+        c->slots[j].parent = (uint32_t)vl_ckptfile_get_max(&d->in, UINT32_MAX,
+                                                           "a parent");
+        c->slots[j].parent1 = (uint32_t)vl_ckptfile_get_max(&d->in, UINT32_MAX,
+                                                            "a parent");
     }
     for (uint32_t next = 0;;) {
-        uint64_t dist = vl_ckpt_get_u(&d->in);
+        uint64_t dist = vl_ckptfile_get_u(&d->in);
         if (dist == 0)
             break;
         if (dist > c->used - next)
@@ -760,11 +761,11 @@ static void read_chunk(Dec *d)
             c->exts = vl_gc_alloc(VL_TAPE_CHUNK_SLOTS(c->cap)
                                   * sizeof(TapeExt *));
         TapeExt *x = vl_gc_alloc(sizeof *x);
-        x->nparents = (uint32_t)vl_ckpt_get_max(&d->in, 2, "parents");
+        x->nparents = (uint32_t)vl_ckptfile_get_max(&d->in, 2, "parents");
         x->primal = get_real(d);
         x->parents[0] = x->parents[1] = VL_TAPE_NONE;
         for (uint32_t k = 0; k < x->nparents; k++) {
-            x->parents[k] = (uint32_t)vl_ckpt_get_u(&d->in);
+            x->parents[k] = (uint32_t)vl_ckptfile_get_u(&d->in);
             if (x->parents[k] >= c->base + j)
                 bad(d, "a tape node's parent is not before it");
             x->partials[k] = get_real(d);
@@ -796,12 +797,12 @@ static void read_chunk(Dec *d)
 static void read_log(Dec *d)
 {
     Log *l = vl_gc_alloc(sizeof *l);
-    l->n = (size_t)vl_ckpt_get_max(&d->in, left(d) / 2, "a log's length");
+    l->n = (size_t)vl_ckptfile_get_max(&d->in, left(d) / 2, "a log's length");
     l->pos = vl_gc_alloc_atomic((l->n ? l->n : 1) * sizeof(int64_t));
     l->values = vl_gc_alloc((l->n ? l->n : 1) * sizeof(Value));
     for (size_t k = 0; k < l->n; k++) {
         poll(d);
-        l->pos[k] = vl_ckpt_get_i(&d->in);
+        l->pos[k] = vl_ckptfile_get_i(&d->in);
         if (k > 0 && l->pos[k] <= l->pos[k - 1])
             bad(d, "an effect log is out of order");
         l->values[k] = get_value(d, ROLE_DATA, 0);
@@ -813,7 +814,7 @@ static void read_log(Dec *d)
 static void read_logentry(Dec *d)
 {
     LogEntry *x = vl_gc_alloc(sizeof *x);
-    x->pos = vl_ckpt_get_i(&d->in);
+    x->pos = vl_ckptfile_get_i(&d->in);
     x->value = get_value(d, ROLE_DATA, 0);
     outside(d, x->value);
     x->next = opt_ref(d, R_LOGENTRY);
@@ -832,7 +833,7 @@ static const Value *live_value(const ContRun *run, uint32_t f, int r)
     const LiveRun *l = vl_proto_live_set(p, p->code + cf->ret_pc, &nruns);
     for (uint32_t q = 0; q < nruns; q++)
         if (r >= l[q].first && r < l[q].first + l[q].count)
-            return vl_seg_run_reg(run, f, r);
+            return vl_contseg_run_reg(run, f, r);
     return NULL;
 }
 
@@ -861,7 +862,7 @@ static RunIx *index_run(Dec *d, const ContRun *run)
     charge(d, nf);
     for (uint32_t f = 0; f < nf; f++) {
         const Proto *p = run->frames[f].closure->proto;
-        if (vl_seg_delimiter(S, p)) {
+        if (vl_contseg_delimiter(S, p)) {
             nd++;
             nad += ad_tag(run, f) != NULL;
         }
@@ -877,7 +878,7 @@ static RunIx *index_run(Dec *d, const ContRun *run)
     for (uint32_t f = 0; f < nf; f++) {
         ix->dl_before[f] = nd;
         ix->ad_before[f] = nad;
-        if (vl_seg_delimiter(S, run->frames[f].closure->proto)) {
+        if (vl_contseg_delimiter(S, run->frames[f].closure->proto)) {
             const Value *t = ad_tag(run, f);
             ix->dl_at[nd++] = f;
             if (t != NULL)
@@ -892,8 +893,8 @@ static RunIx *index_run(Dec *d, const ContRun *run)
 static void read_run(Dec *d)
 {
     VladState *S = d->S;
-    uint32_t nf = (uint32_t)vl_ckpt_get_max(&d->in, left(d) / 3,
-                                            "a frame count");
+    uint32_t nf = (uint32_t)vl_ckptfile_get_max(&d->in, left(d) / 3,
+                                                "a frame count");
     if (nf == 0)
         bad(d, "a run of no frames");
     CapFrame *frames = vl_gc_alloc(nf * sizeof *frames);
@@ -904,14 +905,14 @@ static void read_run(Dec *d)
         CapFrame *cf = &frames[f];
         cf->closure = obj_ref(d, R_CLOSURE);
         const Proto *p = cf->closure->proto;
-        cf->ret_pc = (uint32_t)vl_ckpt_get_max(&d->in, p->ncode,
-                                               "a return address");
+        cf->ret_pc = (uint32_t)vl_ckptfile_get_max(&d->in, p->ncode,
+                                                   "a return address");
         const Instr *at = &p->code[cf->ret_pc > 0 ? cf->ret_pc - 1 : 0];
         if (cf->ret_pc == 0 || !vl_compile_is_call_capable(at->op))
             bad(d, "a frame waits where its code makes no call");
         uint32_t delta = at->op == OP_CALL || at->op == OP_RESUME
                          ? (uint32_t)at->a + 2 : (uint32_t)p->nregs + 2;
-        if (vl_ckpt_get_u(&d->in) != delta)
+        if (vl_ckptfile_get_u(&d->in) != delta)
             bad(d, "a frame's size does not match its code");
         cf->delta = delta;
         cf->first = (uint32_t)nv;
@@ -924,7 +925,7 @@ static void read_run(Dec *d)
         for (uint32_t q = 0; q < nruns; q++)
             for (uint32_t r = l[q].first; r < l[q].first + l[q].count;
                  r++) {
-                int role = vl_ckpt_role(S, p, (int)r);
+                int role = vl_ckptfile_role(S, p, (int)r);
                 values = vl_gc_grow(values, nv, &vcap, sizeof *values);
                 values[nv] = get_value(d, role, 1);
                 if (program && role == ROLE_DATA)
@@ -934,7 +935,7 @@ static void read_run(Dec *d)
         cf->nlive = (uint32_t)nv - cf->first;
     }
     d->stored_frames += nf;
-    ContRun *run = vl_seg_run(nf, nv);
+    ContRun *run = vl_contseg_run(nf, nv);
     memcpy(run->frames, frames, nf * sizeof *frames);
     if (nv > 0)
         memcpy(run->values, values, nv * sizeof *values);
@@ -977,7 +978,8 @@ static void read_seg(Dec *d)
     const ContSeg *below = opt_ref_at(d, R_SEG, &bo);
     const ContSeg *ref = opt_ref_at(d, R_SEG, &ro);
     const ContRun *run = opt_ref_at(d, R_RUN, &no);
-    uint64_t first = vl_ckpt_get_u(&d->in), count = vl_ckpt_get_u(&d->in);
+    uint64_t first = vl_ckptfile_get_u(&d->in);
+    uint64_t count = vl_ckptfile_get_u(&d->in);
     if (run == NULL ? first != 0 || count != 0
                     : count == 0 || first > run->nframes
                           || count > run->nframes - first)
@@ -987,15 +989,15 @@ static void read_seg(Dec *d)
     const ContSeg *seg;
     const SegIx *x;
     if (count == 0 && (ref == NULL || below == NULL)) {
-        /* (vl_seg_make: one of the two, or nothing) */
+        /* (vl_contseg_make: one of the two, or nothing) */
         seg = ref == NULL ? below : ref;
         x = ref == NULL ? (bo != NULL ? bo->ix : NULL) : ro->ix;
     } else {
         /* the range's delimiters from the run's index, not a scan of it
            for each sequence over it */
         ContSeg *s = vl_gc_alloc(sizeof *s);
-        vl_seg_init(d->S, s, below, run, (uint32_t)first, (uint32_t)count,
-                    ref, 0);
+        vl_contseg_init(d->S, s, below, run, (uint32_t)first, (uint32_t)count,
+                        ref, 0);
         const RunIx *ix = count > 0 ? no->ix : NULL;
         SegIx *y = vl_gc_alloc(sizeof *y);
         const SegIx *bx = bo != NULL ? bo->ix : NULL;
@@ -1027,9 +1029,9 @@ static void read_seg(Dec *d)
     /* frames shared by the pieces of a sequence: a sequence far longer
        than the frames stored would be returned through (or walked) for
        ever -- a chain of resumes shares each level once */
-    if (vl_seg_frames(seg) > 16 * d->stored_frames + 65536)
+    if (vl_contseg_frames(seg) > 16 * d->stored_frames + 65536)
         bad(d, "a frame sequence shares its frames too often (%llu frames "
-            "from %llu stored)", (unsigned long long)vl_seg_frames(seg),
+            "from %llu stored)", (unsigned long long)vl_contseg_frames(seg),
             (unsigned long long)d->stored_frames);
     add_obj(d, R_SEG, (void *)seg)->ix = (void *)(x != NULL ? x : &no_frames);
 }
@@ -1081,7 +1083,7 @@ static void pending_arg(Dec *d, Value callee, Value arg, const Proto *top)
 static void read_ckpt(Dec *d)
 {
     Checkpoint *k = vl_gc_alloc(sizeof *k);
-    unsigned finished = vl_ckpt_get_byte(&d->in);
+    unsigned finished = vl_ckptfile_get_byte(&d->in);
     if (finished > 1)
         bad(d, "a checkpoint's state is %u", finished);
     k->finished = (int)finished;
@@ -1095,16 +1097,16 @@ static void read_ckpt(Dec *d)
         k->seq = opt_ref_at(d, R_SEG, &so);
         pending_arg(d, k->callee, k->arg,
                     so != NULL ? ((const SegIx *)so->ix)->top : NULL);
-        k->steps_at = vl_ckpt_get_i(&d->in);
-        k->nframes = vl_seg_frames(k->seq);
-        k->bytes = vl_seg_bytes(k->nframes, vl_seg_values(k->seq));
+        k->steps_at = vl_ckptfile_get_i(&d->in);
+        k->nframes = vl_contseg_frames(k->seq);
+        k->bytes = vl_contseg_bytes(k->nframes, vl_contseg_values(k->seq));
         check_tags(d, so != NULL ? so->ix : NULL);
     }
     /* positions are step counts (at most VL_POSITION_MAX); the bytes of a
        state's data are at most what a heap holds */
-    k->position = vl_ckpt_get_i(&d->in);
-    k->data_bytes = vl_ckpt_get_i(&d->in);
-    unsigned m = vl_ckpt_get_byte(&d->in);
+    k->position = vl_ckptfile_get_i(&d->in);
+    k->data_bytes = vl_ckptfile_get_i(&d->in);
+    unsigned m = vl_ckptfile_get_byte(&d->in);
     if (m > 1 || k->data_bytes < 0 || k->data_bytes > ((int64_t)1 << 50)
         || k->position < 0 || k->position > (int64_t)VL_POSITION_MAX)
         bad(d, "a checkpoint's figures are out of range");
@@ -1115,7 +1117,7 @@ static void read_ckpt(Dec *d)
 static void read_global(Dec *d)
 {
     size_t n;
-    char *name = vl_ckpt_get_str(&d->in, VL_READ_MAX_INPUT, &n);
+    char *name = vl_ckptfile_get_str(&d->in, VL_READ_MAX_INPUT, &n);
     if (n == 0 || name[0] == '%')
         bad(d, "a global is named '%s'", name);
     Value v = get_value(d, ROLE_DATA, 0);
@@ -1136,46 +1138,46 @@ static void read_global(Dec *d)
 static void read_info(CkptIn *in, CkptProgram *prog)
 {
     prog->present = 1;
-    prog->output_bytes = vl_ckpt_get_u(in);
-    prog->input_bytes = vl_ckpt_get_u(in);
-    prog->every = vl_ckpt_get_real(in);
+    prog->output_bytes = vl_ckptfile_get_u(in);
+    prog->input_bytes = vl_ckptfile_get_u(in);
+    prog->every = vl_ckptfile_get_real(in);
     if (!(prog->every >= 0 && prog->every <= VL_AUTOSAVE_MAX_SECONDS))
-        vl_ckpt_bad(in, "an autosave interval of %g seconds", prog->every);
-    prog->note = vl_ckpt_get_str(in, VL_READ_MAX_INPUT, NULL);
+        vl_ckptfile_bad(in, "an autosave interval of %g seconds", prog->every);
+    prog->note = vl_ckptfile_get_str(in, VL_READ_MAX_INPUT, NULL);
 }
 
 static void read_program(Dec *d, CkptProgram *prog)
 {
     if (!prog->present)
         bad(d, "a program without its information record");
-    unsigned define = vl_ckpt_get_byte(&d->in);
+    unsigned define = vl_ckptfile_get_byte(&d->in);
     if (define > 1)
         bad(d, "a form's kind is %u", define);
     prog->define = (int)define;
-    prog->line = (int32_t)vl_ckpt_get_max(&d->in, INT32_MAX, "a line");
-    prog->col = (int32_t)vl_ckpt_get_max(&d->in, INT32_MAX, "a column");
-    prog->nlevels = (size_t)vl_ckpt_get_max(&d->in, left(d) / 3,
-                                            "a program's depth");
+    prog->line = (int32_t)vl_ckptfile_get_max(&d->in, INT32_MAX, "a line");
+    prog->col = (int32_t)vl_ckptfile_get_max(&d->in, INT32_MAX, "a column");
+    prog->nlevels = (size_t)vl_ckptfile_get_max(&d->in, left(d) / 3,
+                                                "a program's depth");
     if (prog->nlevels == 0)
         bad(d, "a program of no text");
     prog->levels = vl_gc_alloc(prog->nlevels * sizeof *prog->levels);
     for (size_t k = 0; k < prog->nlevels; k++) {
         poll(d);
         CkptLevel *l = &prog->levels[k];
-        l->name = vl_ckpt_get_str(&d->in, VL_READ_MAX_INPUT, NULL);
-        l->text = vl_ckpt_get_str(&d->in, VL_READ_MAX_INPUT, &l->len);
-        l->next = (uint32_t)vl_ckpt_get_max(&d->in, UINT32_MAX,
-                                            "a form index");
+        l->name = vl_ckptfile_get_str(&d->in, VL_READ_MAX_INPUT, NULL);
+        l->text = vl_ckptfile_get_str(&d->in, VL_READ_MAX_INPUT, &l->len);
+        l->next = (uint32_t)vl_ckptfile_get_max(&d->in, UINT32_MAX,
+                                                "a form index");
     }
 }
 
-void vl_ckpt_info(VladState *S, const unsigned char *data, size_t len,
-                  const char *name, CkptProgram *prog)
+void vl_ckptload_info(VladState *S, const unsigned char *data, size_t len,
+                      const char *name, CkptProgram *prog)
 {
     CkptIn in = {S, NULL, NULL, name};
     size_t plen;
     memset(prog, 0, sizeof *prog);
-    vl_ckpt_open(&in, data, len, &plen);
+    vl_ckptfile_open(&in, data, len, &plen);
     if (plen > 0 && *in.p == R_INFO) {
         in.p++;
         read_info(&in, prog);
@@ -1190,7 +1192,7 @@ static Value load(Dec *d, const unsigned char *data, size_t len,
         prog = &local;
     memset(prog, 0, sizeof *prog);
     size_t plen;
-    vl_ckpt_open(&d->in, data, len, &plen);
+    vl_ckptfile_open(&d->in, data, len, &plen);
     d->seed = vl_keymap_seed(d);
     vl_keymap_init(&d->tags, d->seed);
     vl_keymap_init(&d->tainted, d->seed);
@@ -1204,7 +1206,7 @@ static Value load(Dec *d, const unsigned char *data, size_t len,
         poll(d);
         if (d->stats != NULL)
             d->stats->records++;
-        unsigned kind = vl_ckpt_get_byte(&d->in);
+        unsigned kind = vl_ckptfile_get_byte(&d->in);
         if (programs && kind != R_END)
             bad(d, "records after the program");
         switch (kind) {
@@ -1251,9 +1253,9 @@ static Value load(Dec *d, const unsigned char *data, size_t len,
     return root;
 }
 
-Value vl_ckpt_load(VladState *S, const unsigned char *data, size_t len,
-                   const char *name, CkptProgram *prog,
-                   const CkptAccept *accept)
+Value vl_ckptload_value(VladState *S, const unsigned char *data, size_t len,
+                        const char *name, CkptProgram *prog,
+                        const CkptAccept *accept)
 {
     Dec d;
     memset(&d, 0, sizeof d);
@@ -1266,9 +1268,9 @@ Value vl_ckpt_load(VladState *S, const unsigned char *data, size_t len,
     return load(&d, data, len, prog, accept);
 }
 
-Value vl_ckpt_load_local(VladState *S, const unsigned char *data,
-                         size_t len, const char *name, const Value *ext,
-                         size_t next, CkptScratch *sc)
+Value vl_ckptload_local(VladState *S, const unsigned char *data,
+                        size_t len, const char *name, const Value *ext,
+                        size_t next, CkptScratch *sc)
 {
     Dec d;
     memset(&d, 0, sizeof d);

@@ -35,23 +35,24 @@ typedef struct CkptAccept {
    memory O(len).  On success the user globals the file holds are
    defined, and '*prog' (if not NULL) receives the program an autosave
    holds (prog->present: 0 for a plain checkpoint). */
-VL_INTERNAL Value vl_ckpt_load(VladState *S, const unsigned char *data,
-                               size_t len, const char *name,
-                               CkptProgram *prog, const CkptAccept *accept);
+VL_INTERNAL Value vl_ckptload_value(VladState *S, const unsigned char *data,
+                                    size_t len, const char *name,
+                                    CkptProgram *prog,
+                                    const CkptAccept *accept);
 
-/* What vl_ckpt_save_local wrote (vm/persist/ckptsave.h), with its 'next'
+/* What vl_ckptsave_local wrote (vm/persist/ckptsave.h), with its 'next'
    externals and the caller's scratch: the checkpoint, a new object
    (vm/persist/spill.c moves its fields into the one saved).  Checked as any
    file. */
-VL_INTERNAL Value vl_ckpt_load_local(VladState *S, const unsigned char *data,
-                                     size_t len, const char *name,
-                                     const Value *ext, size_t next,
-                                     CkptScratch *sc);
+VL_INTERNAL Value vl_ckptload_local(VladState *S, const unsigned char *data,
+                                    size_t len, const char *name,
+                                    const Value *ext, size_t next,
+                                    CkptScratch *sc);
 
 /* The file's header checked (and its checksum) and, for an autosave, its
    output count and note in '*prog' (prog->present); nothing built. */
-VL_INTERNAL void vl_ckpt_info(VladState *S, const unsigned char *data,
-                              size_t len, const char *name,
-                              CkptProgram *prog);
+VL_INTERNAL void vl_ckptload_info(VladState *S, const unsigned char *data,
+                                  size_t len, const char *name,
+                                  CkptProgram *prog);
 
 #endif

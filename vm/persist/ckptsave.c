@@ -11,7 +11,7 @@
  * is how cycles through letrec are written.  Iterative (an explicit
  * stack in the heap): any depth of nesting is fine.
  *
- * The local mode (vl_ckpt_save_local) writes a checkpoint to be read back
+ * The local mode (vl_ckptsave_local) writes a checkpoint to be read back
  * by this very process (vm/persist/spill.c): only what its memory is made of --
  * pairs, closures' captured values, duals, frames -- is written; code,
  * primitives, strings, tapes, effect logs and the checkpoints it holds
@@ -216,7 +216,7 @@ static void push_value(Enc *e, Value v, int role)
 
 static void put_ref(Enc *e, const void *obj, int kind)
 {
-    vl_ckpt_put_u(&e->out, obj != NULL ? number(e, obj, kind) + 1 : 0);
+    vl_ckptfile_put_u(&e->out, obj != NULL ? number(e, obj, kind) + 1 : 0);
 }
 
 static void put_value(Enc *e, Value v, int role)
@@ -225,57 +225,57 @@ static void put_value(Enc *e, Value v, int role)
     if (external(e, v, role)) {
         /* what the walkers of AD enter (vm/ad/ad.c: checkpoints' frames,
            suspended tapes' nodes) and a copy of this one could share
-           objects with: not to be copied (vl_ckpt_save_local) */
+           objects with: not to be copied (vl_ckptsave_local) */
         if (v.tag == VT_CKPT || v.tag == VT_TAPE
             || (role == ROLE_TAPE_END && v.as.ptr != NULL))
             e->entered = 1;
-        vl_ckpt_put_byte(o, X_EXTERN);
-        vl_ckpt_put_u(o, add_external(e, v));
+        vl_ckptfile_put_byte(o, X_EXTERN);
+        vl_ckptfile_put_u(o, add_external(e, v));
         return;
     }
     switch ((ValueTag)v.tag) {
     case VT_UNDEF: case VT_NIL: case VT_VOID:
-        vl_ckpt_put_byte(o, v.tag);
+        vl_ckptfile_put_byte(o, v.tag);
         return;
     case VT_BOOL:
-        vl_ckpt_put_byte(o, v.tag);
-        vl_ckpt_put_byte(o, v.as.boolean != 0);
+        vl_ckptfile_put_byte(o, v.tag);
+        vl_ckptfile_put_byte(o, v.as.boolean != 0);
         return;
     case VT_NUM:
-        vl_ckpt_put_byte(o, v.tag);
-        vl_ckpt_put_u(o, v.aux);
-        vl_ckpt_put_real(o, v.as.num);
+        vl_ckptfile_put_byte(o, v.tag);
+        vl_ckptfile_put_u(o, v.aux);
+        vl_ckptfile_put_real(o, v.as.num);
         return;
     case VT_PAIR:
-        vl_ckpt_put_byte(o, v.tag);
-        vl_ckpt_put_u(o, number(e, v.as.obj, K_PAIR));
+        vl_ckptfile_put_byte(o, v.tag);
+        vl_ckptfile_put_u(o, number(e, v.as.obj, K_PAIR));
         return;
     case VT_CLOSURE:
-        vl_ckpt_put_byte(o, v.tag);
-        vl_ckpt_put_u(o, number(e, v.as.obj, K_CLOSURE));
+        vl_ckptfile_put_byte(o, v.tag);
+        vl_ckptfile_put_u(o, number(e, v.as.obj, K_CLOSURE));
         return;
     case VT_CKPT:
-        vl_ckpt_put_byte(o, v.tag);
-        vl_ckpt_put_u(o, number(e, v.as.obj, K_CKPT));
+        vl_ckptfile_put_byte(o, v.tag);
+        vl_ckptfile_put_u(o, number(e, v.as.obj, K_CKPT));
         return;
     case VT_DUAL:
         if ((v.aux & VL_AUX_BITS) != 0) {
             const PlainDual *d = v.as.obj;
-            vl_ckpt_put_byte(o, X_PLAIN_DUAL);
-            vl_ckpt_put_u(o, v.aux >> 31);
-            vl_ckpt_put_i(o, v.aux & VL_AUX_BITS);
-            vl_ckpt_put_real(o, d->primal);
-            vl_ckpt_put_real(o, d->tangent);
+            vl_ckptfile_put_byte(o, X_PLAIN_DUAL);
+            vl_ckptfile_put_u(o, v.aux >> 31);
+            vl_ckptfile_put_i(o, v.aux & VL_AUX_BITS);
+            vl_ckptfile_put_real(o, d->primal);
+            vl_ckptfile_put_real(o, d->tangent);
             return;
         }
-        vl_ckpt_put_byte(o, v.tag);
-        vl_ckpt_put_u(o, v.aux);
-        vl_ckpt_put_u(o, number(e, v.as.obj, K_DUAL));
+        vl_ckptfile_put_byte(o, v.tag);
+        vl_ckptfile_put_u(o, v.aux);
+        vl_ckptfile_put_u(o, number(e, v.as.obj, K_DUAL));
         return;
     case VT_TAPE:
-        vl_ckpt_put_byte(o, v.tag);
-        vl_ckpt_put_u(o, v.aux);
-        vl_ckpt_put_u(o, number(e, v.as.obj, K_CHUNK));
+        vl_ckptfile_put_byte(o, v.tag);
+        vl_ckptfile_put_u(o, v.aux);
+        vl_ckptfile_put_u(o, number(e, v.as.obj, K_CHUNK));
         return;
     case VT_PRIM: {
         /* a builtin is the value of its name in the prelude; anything
@@ -287,34 +287,34 @@ static void put_value(Enc *e, Value v, int role)
                           ? e->S->prelude_cells[sym->id] : NULL;
         int builtin = g != NULL && IS_PRIM(g->value)
                       && g->value.as.ptr == v.as.ptr;
-        vl_ckpt_put_byte(o, v.tag);
-        vl_ckpt_put_byte(o, builtin ? 0 : 1);
-        vl_ckpt_put_str(o, name, strlen(name));
+        vl_ckptfile_put_byte(o, v.tag);
+        vl_ckptfile_put_byte(o, builtin ? 0 : 1);
+        vl_ckptfile_put_str(o, name, strlen(name));
         return;
     }
     case VT_SYM: {
         const char *name = ((const Symbol *)v.as.ptr)->name;
-        vl_ckpt_put_byte(o, v.tag);
-        vl_ckpt_put_str(o, name, strlen(name));
+        vl_ckptfile_put_byte(o, v.tag);
+        vl_ckptfile_put_str(o, name, strlen(name));
         return;
     }
     case VT_STR:
-        vl_ckpt_put_byte(o, v.tag);
-        vl_ckpt_put_str(o, v.as.ptr, strlen(v.as.ptr));
+        vl_ckptfile_put_byte(o, v.tag);
+        vl_ckptfile_put_str(o, v.as.ptr, strlen(v.as.ptr));
         return;
     case VT_RAW:
         if (role == ROLE_INT || role == ROLE_TAG) {
-            vl_ckpt_put_byte(o, X_RAW_INT);
-            vl_ckpt_put_i(o, v.as.i);
+            vl_ckptfile_put_byte(o, X_RAW_INT);
+            vl_ckptfile_put_i(o, v.as.i);
         } else if (role == ROLE_TAPE_END) {
-            vl_ckpt_put_byte(o, X_RAW_TAPE_END);
+            vl_ckptfile_put_byte(o, X_RAW_TAPE_END);
             put_ref(e, v.as.ptr, K_CHUNK);
-            vl_ckpt_put_u(o, v.aux);
+            vl_ckptfile_put_u(o, v.aux);
         } else if (v.aux == VL_RAW_LOG) {
-            vl_ckpt_put_byte(o, X_RAW_LOG);
-            vl_ckpt_put_u(o, number(e, v.as.ptr, K_LOG));
+            vl_ckptfile_put_byte(o, X_RAW_LOG);
+            vl_ckptfile_put_u(o, number(e, v.as.ptr, K_LOG));
         } else if (v.aux == VL_RAW_LOG_LIST) {
-            vl_ckpt_put_byte(o, X_RAW_LOGLIST);
+            vl_ckptfile_put_byte(o, X_RAW_LOGLIST);
             put_ref(e, v.as.ptr, K_LOGENTRY);
         } else {
             cannot(e, "it holds an internal value of the interpreter");
@@ -350,7 +350,7 @@ static void each_frame_value(Enc *e, const ContRun *run, uint32_t f,
     for (uint32_t q = 0; q < fr.nruns; q++)
         for (uint32_t r = fr.l[q].first; r < fr.l[q].first + fr.l[q].count;
              r++)
-            fn(e, *v++, vl_ckpt_role(e->S, p, (int)r));
+            fn(e, *v++, vl_ckptfile_role(e->S, p, (int)r));
 }
 
 /* Queue user global g (defined) for writing, once. */
@@ -385,19 +385,19 @@ static void put_unit(Enc *e, VlUnit *u)
     CkptOut *o = &e->out;
     if (!u->prelude && lookup(e, u->text, K_TEXT) == NOT_MET) {
         /* the text, once for all the units of its forms */
-        vl_ckpt_put_byte(o, R_TEXT);
-        vl_ckpt_put_str(o, u->name, strlen(u->name));
-        vl_ckpt_put_str(o, u->text, u->len);
+        vl_ckptfile_put_byte(o, R_TEXT);
+        vl_ckptfile_put_str(o, u->name, strlen(u->name));
+        vl_ckptfile_put_str(o, u->text, u->len);
         made(e, u->text, K_TEXT);
     }
-    vl_ckpt_put_byte(o, R_UNIT);
-    vl_ckpt_put_byte(o, u->prelude != 0);
+    vl_ckptfile_put_byte(o, R_UNIT);
+    vl_ckptfile_put_byte(o, u->prelude != 0);
     if (!u->prelude) {
-        vl_ckpt_put_u(o, number(e, u->text, K_TEXT));
-        vl_ckpt_put_u(o, u->rebound);
+        vl_ckptfile_put_u(o, number(e, u->text, K_TEXT));
+        vl_ckptfile_put_u(o, u->rebound);
     }
-    vl_ckpt_put_u(o, u->form);
-    vl_ckpt_put_u(o, vl_unit_hash(u));
+    vl_ckptfile_put_u(o, u->form);
+    vl_ckptfile_put_u(o, vl_unit_hash(u));
 }
 
 static void enter(Enc *e, const Task *t)
@@ -408,8 +408,8 @@ static void enter(Enc *e, const Task *t)
         const Proto *p = c->proto;
         VlUnit *u = (VlUnit *)p->unit;
         if (e->local) {
-            vl_ckpt_put_byte(&e->out, R_LCLOSURE);
-            vl_ckpt_put_u(&e->out, add_external(e, vl_raw_ptr(0, p)));
+            vl_ckptfile_put_byte(&e->out, R_LCLOSURE);
+            vl_ckptfile_put_u(&e->out, add_external(e, vl_raw_ptr(0, p)));
         } else if (u != NULL && lookup(e, u, K_UNIT) == NOT_MET) {
             push(e, obj, K_CLOSURE, T_ENTER);   /* again, after its unit */
             push(e, u, K_UNIT, T_ENTER);
@@ -422,13 +422,13 @@ static void enter(Enc *e, const Task *t)
             if (ctl < 0 || ctl == CTL_ENTRY || ctl == CTL_UNDERFLOW)
                 cannot(e, "it holds a call from the host (vlad_call) in "
                           "progress");
-            vl_ckpt_put_byte(&e->out, R_CLOSURE);
-            vl_ckpt_put_u(&e->out, 0);
-            vl_ckpt_put_u(&e->out, (uint64_t)ctl);
+            vl_ckptfile_put_byte(&e->out, R_CLOSURE);
+            vl_ckptfile_put_u(&e->out, 0);
+            vl_ckptfile_put_u(&e->out, (uint64_t)ctl);
         } else {
-            vl_ckpt_put_byte(&e->out, R_CLOSURE);
-            vl_ckpt_put_u(&e->out, number(e, u, K_UNIT) + 1);
-            vl_ckpt_put_u(&e->out, vl_unit_index(p));
+            vl_ckptfile_put_byte(&e->out, R_CLOSURE);
+            vl_ckptfile_put_u(&e->out, number(e, u, K_UNIT) + 1);
+            vl_ckptfile_put_u(&e->out, vl_unit_index(p));
         }
         made(e, obj, K_CLOSURE);
         push(e, obj, K_CLOSURE, T_FILL);
@@ -454,7 +454,7 @@ static void enter(Enc *e, const Task *t)
     }
     case K_CKPT: {
         const Checkpoint *k = obj;
-        vl_seg_present(e->S, k);            /* (spill=DIR) */
+        vl_contseg_present(e->S, k);            /* (spill=DIR) */
         if (k->finished) {
             push_value(e, k->result, ROLE_DATA);
             break;
@@ -529,115 +529,115 @@ static void emit(Enc *e, const Task *t)
     switch (t->kind) {
     case K_PAIR: {
         const Pair *p = obj;
-        vl_ckpt_put_byte(o, R_PAIR);
+        vl_ckptfile_put_byte(o, R_PAIR);
         put_value(e, p->car, ROLE_DATA);
         put_value(e, p->cdr, ROLE_DATA);
         break;
     }
     case K_CKPT: {
         const Checkpoint *k = obj;
-        vl_ckpt_put_byte(o, R_CKPT);
-        vl_ckpt_put_byte(o, k->finished != 0);
+        vl_ckptfile_put_byte(o, R_CKPT);
+        vl_ckptfile_put_byte(o, k->finished != 0);
         if (k->finished) {
             put_value(e, k->result, ROLE_DATA);
         } else {
             put_value(e, k->callee, ROLE_DATA);
             put_value(e, k->arg, ROLE_DATA);
             put_ref(e, k->seq, K_SEG);
-            vl_ckpt_put_i(o, k->steps_at);
+            vl_ckptfile_put_i(o, k->steps_at);
         }
         /* a finished state of checkpoint-*j keeps its position too: the
            length of the first run (vm/cpj/cpjfirst.c, %cpj-recorded) */
-        vl_ckpt_put_i(o, k->position);
-        vl_ckpt_put_i(o, k->data_bytes);
-        vl_ckpt_put_byte(o, k->data_measured != 0);
+        vl_ckptfile_put_i(o, k->position);
+        vl_ckptfile_put_i(o, k->data_bytes);
+        vl_ckptfile_put_byte(o, k->data_measured != 0);
         break;
     }
     case K_SEG: {
         const ContSeg *s = obj;
-        vl_ckpt_put_byte(o, R_SEG);
+        vl_ckptfile_put_byte(o, R_SEG);
         put_ref(e, s->below, K_SEG);
         put_ref(e, s->ref, K_SEG);
         put_ref(e, s->run, K_RUN);
-        vl_ckpt_put_u(o, s->first);
-        vl_ckpt_put_u(o, s->count);
+        vl_ckptfile_put_u(o, s->first);
+        vl_ckptfile_put_u(o, s->count);
         break;
     }
     case K_RUN: {
         const ContRun *r = obj;
-        vl_ckpt_put_byte(o, R_RUN);
-        vl_ckpt_put_u(o, r->nframes);
+        vl_ckptfile_put_byte(o, R_RUN);
+        vl_ckptfile_put_u(o, r->nframes);
         for (uint32_t f = 0; f < r->nframes; f++) {
             const CapFrame *cf = &r->frames[f];
-            vl_ckpt_put_u(o, number(e, cf->closure, K_CLOSURE));
-            vl_ckpt_put_u(o, cf->ret_pc);
-            vl_ckpt_put_u(o, cf->delta);
+            vl_ckptfile_put_u(o, number(e, cf->closure, K_CLOSURE));
+            vl_ckptfile_put_u(o, cf->ret_pc);
+            vl_ckptfile_put_u(o, cf->delta);
             each_frame_value(e, r, f, put_frame_value);
         }
         break;
     }
     case K_DUAL: {
         const Dual *d = obj;
-        vl_ckpt_put_byte(o, R_DUAL);
-        vl_ckpt_put_i(o, d->tag);
+        vl_ckptfile_put_byte(o, R_DUAL);
+        vl_ckptfile_put_i(o, d->tag);
         put_value(e, d->primal, ROLE_DATA);
         put_value(e, d->tangent, ROLE_DATA);
         break;
     }
     case K_CHUNK: {
         const TapeChunk *c = obj;
-        vl_ckpt_put_byte(o, R_CHUNK);
+        vl_ckptfile_put_byte(o, R_CHUNK);
         put_ref(e, c->prev, K_CHUNK);
-        vl_ckpt_put_u(o, c->prev_n);
-        vl_ckpt_put_i(o, c->tag);
-        vl_ckpt_put_byte(o, c->compact_tag == c->tag && c->tag != 0);
-        vl_ckpt_put_byte(o, c->general != 0);
-        vl_ckpt_put_u(o, c->cap);
-        vl_ckpt_put_u(o, c->used);
+        vl_ckptfile_put_u(o, c->prev_n);
+        vl_ckptfile_put_i(o, c->tag);
+        vl_ckptfile_put_byte(o, c->compact_tag == c->tag && c->tag != 0);
+        vl_ckptfile_put_byte(o, c->general != 0);
+        vl_ckptfile_put_u(o, c->cap);
+        vl_ckptfile_put_u(o, c->used);
         for (uint32_t j = 0; j < c->used; j++) {
-            vl_ckpt_put_real(o, c->slots[j].primal);
-            vl_ckpt_put_u(o, c->slots[j].parent);
-            vl_ckpt_put_u(o, c->slots[j].parent1);
+            vl_ckptfile_put_real(o, c->slots[j].primal);
+            vl_ckptfile_put_u(o, c->slots[j].parent);
+            vl_ckptfile_put_u(o, c->slots[j].parent1);
         }
         uint32_t next = 0;
         for (uint32_t j = 0; c->exts != NULL && j < c->used; j++) {
             const TapeExt *x = c->exts[j];
             if (x == NULL)
                 continue;
-            vl_ckpt_put_u(o, j - next + 1);     /* distance, never 0 */
+            vl_ckptfile_put_u(o, j - next + 1);     /* distance, never 0 */
             next = j + 1;
-            vl_ckpt_put_u(o, x->nparents);
+            vl_ckptfile_put_u(o, x->nparents);
             put_value(e, x->primal, ROLE_DATA);
             for (uint32_t k = 0; k < x->nparents; k++) {
-                vl_ckpt_put_u(o, x->parents[k]);
+                vl_ckptfile_put_u(o, x->parents[k]);
                 put_value(e, x->partials[k], ROLE_DATA);
             }
         }
-        vl_ckpt_put_u(o, 0);
+        vl_ckptfile_put_u(o, 0);
         break;
     }
     case K_LOG: {
         const Log *l = obj;
-        vl_ckpt_put_byte(o, R_LOG);
-        vl_ckpt_put_u(o, l->n);
+        vl_ckptfile_put_byte(o, R_LOG);
+        vl_ckptfile_put_u(o, l->n);
         for (size_t k = 0; k < l->n; k++) {
-            vl_ckpt_put_i(o, l->pos[k]);
+            vl_ckptfile_put_i(o, l->pos[k]);
             put_value(e, l->values[k], ROLE_DATA);
         }
         break;
     }
     case K_LOGENTRY: {
         const LogEntry *x = obj;
-        vl_ckpt_put_byte(o, R_LOGENTRY);
-        vl_ckpt_put_i(o, x->pos);
+        vl_ckptfile_put_byte(o, R_LOGENTRY);
+        vl_ckptfile_put_i(o, x->pos);
         put_value(e, x->value, ROLE_DATA);
         put_ref(e, x->next, K_LOGENTRY);
         break;
     }
     case K_GLOBAL: {
         const Global *g = obj;
-        vl_ckpt_put_byte(o, R_GLOBAL);
-        vl_ckpt_put_str(o, g->name->name, strlen(g->name->name));
+        vl_ckptfile_put_byte(o, R_GLOBAL);
+        vl_ckptfile_put_str(o, g->name->name, strlen(g->name->name));
         put_value(e, g->value, ROLE_DATA);
         break;
     }
@@ -649,36 +649,36 @@ static void walk(Enc *e);
 
 static void fill(Enc *e, const Closure *c)
 {
-    vl_ckpt_put_byte(&e->out, R_FILL);
-    vl_ckpt_put_u(&e->out, number(e, c, K_CLOSURE));
+    vl_ckptfile_put_byte(&e->out, R_FILL);
+    vl_ckptfile_put_u(&e->out, number(e, c, K_CLOSURE));
     for (uint16_t k = 0; k < c->proto->nfree; k++)
         put_value(e, c->free[k], ROLE_DATA);
 }
 
-/* R_INFO: read alone by vl_ckpt_info (vm/persist/ckptload.c), so first. */
+/* R_INFO: read alone by vl_ckptload_info (vm/persist/ckptload.c), so first. */
 static void put_info(Enc *e, const CkptProgram *prog)
 {
     const char *note = prog->note != NULL ? prog->note : "";
-    vl_ckpt_put_byte(&e->out, R_INFO);
-    vl_ckpt_put_u(&e->out, prog->output_bytes);
-    vl_ckpt_put_u(&e->out, prog->input_bytes);
-    vl_ckpt_put_real(&e->out, prog->every);
-    vl_ckpt_put_str(&e->out, note, strlen(note));
+    vl_ckptfile_put_byte(&e->out, R_INFO);
+    vl_ckptfile_put_u(&e->out, prog->output_bytes);
+    vl_ckptfile_put_u(&e->out, prog->input_bytes);
+    vl_ckptfile_put_real(&e->out, prog->every);
+    vl_ckptfile_put_str(&e->out, note, strlen(note));
 }
 
 static void put_program(Enc *e, const CkptProgram *prog)
 {
     CkptOut *o = &e->out;
-    vl_ckpt_put_byte(o, R_PROGRAM);
-    vl_ckpt_put_byte(o, prog->define != 0);
-    vl_ckpt_put_u(o, (uint64_t)(prog->line > 0 ? prog->line : 0));
-    vl_ckpt_put_u(o, (uint64_t)(prog->col > 0 ? prog->col : 0));
-    vl_ckpt_put_u(o, prog->nlevels);
+    vl_ckptfile_put_byte(o, R_PROGRAM);
+    vl_ckptfile_put_byte(o, prog->define != 0);
+    vl_ckptfile_put_u(o, (uint64_t)(prog->line > 0 ? prog->line : 0));
+    vl_ckptfile_put_u(o, (uint64_t)(prog->col > 0 ? prog->col : 0));
+    vl_ckptfile_put_u(o, prog->nlevels);
     for (size_t k = 0; k < prog->nlevels; k++) {
         const CkptLevel *l = &prog->levels[k];
-        vl_ckpt_put_str(o, l->name, strlen(l->name));
-        vl_ckpt_put_str(o, l->text, l->len);
-        vl_ckpt_put_u(o, l->next);
+        vl_ckptfile_put_str(o, l->name, strlen(l->name));
+        vl_ckptfile_put_str(o, l->text, l->len);
+        vl_ckptfile_put_u(o, l->next);
     }
 }
 
@@ -708,8 +708,8 @@ static void enc_init(Enc *e, VladState *S)
     memo_grow(e);
 }
 
-void vl_ckpt_save(VladState *S, Value root, const CkptProgram *prog,
-                  CkptOut *file)
+void vl_ckptsave_file(VladState *S, Value root, const CkptProgram *prog,
+                      CkptOut *file)
 {
     Enc e;
     enc_init(&e, S);
@@ -737,14 +737,14 @@ void vl_ckpt_save(VladState *S, Value root, const CkptProgram *prog,
     }
     if (prog != NULL)
         put_program(&e, prog);
-    vl_ckpt_put_byte(&e.out, R_END);
+    vl_ckptfile_put_byte(&e.out, R_END);
     put_value(&e, root, ROLE_DATA);
-    vl_ckpt_frame(S, &e.out, file);
+    vl_ckptfile_frame(S, &e.out, file);
     vl_gc_free(e.memo);
 }
 
-Value *vl_ckpt_save_local(VladState *S, Checkpoint *root, CkptScratch *sc,
-                          size_t *next)
+Value *vl_ckptsave_local(VladState *S, Checkpoint *root, CkptScratch *sc,
+                         size_t *next)
 {
     Enc e;
     memset(&e, 0, sizeof e);
@@ -770,9 +770,9 @@ Value *vl_ckpt_save_local(VladState *S, Checkpoint *root, CkptScratch *sc,
     Value r = vl_obj(VT_CKPT, root);
     push_value(&e, r, ROLE_DATA);
     walk(&e);
-    vl_ckpt_put_byte(&e.out, R_END);
+    vl_ckptfile_put_byte(&e.out, R_END);
     put_value(&e, r, ROLE_DATA);
-    vl_ckpt_frame(S, &e.out, &file);
+    vl_ckptfile_frame(S, &e.out, &file);
     /* given back; the visits' slots cleared (scanned memory: they would
        keep what they pointed to alive) */
     if (e.tasks != NULL)

@@ -215,7 +215,7 @@ static int lock(VlSaveFile *f)
             return fail(f, "another vlad is saving to it");
         }
         /* the holder before may have removed the file after this open
-           (vl_save_close): then the lock is on a file nobody sees */
+           (vl_savefile_close): then the lock is on a file nobody sees */
         if (stat(f->lock_path, &now) != 0 || now.st_dev != st.st_dev
             || now.st_ino != st.st_ino) {
             close(fd);
@@ -280,7 +280,7 @@ static void release(VlSaveFile *f)
     f->path = f->lock_path = NULL;
 }
 
-int vl_save_open(VlSaveFile *f, const char *path)
+int vl_savefile_open(VlSaveFile *f, const char *path)
 {
     memset(f, 0, sizeof *f);
     f->lock_fd = -1;
@@ -338,7 +338,7 @@ static void sync_dir(const char *path)
     free(dir);
 }
 
-int vl_save_write(VlSaveFile *f, const void *data, size_t len)
+int vl_savefile_write(VlSaveFile *f, const void *data, size_t len)
 {
     if (f->path == NULL)
         return fail(f, "not open");
@@ -385,7 +385,7 @@ int vl_save_write(VlSaveFile *f, const void *data, size_t len)
     return 0;
 }
 
-int vl_save_close(VlSaveFile *f, int remove)
+int vl_savefile_close(VlSaveFile *f, int remove)
 {
     int status = 0;
     struct stat st;

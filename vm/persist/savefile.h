@@ -22,8 +22,8 @@
  *     never a lock held, and the next writer takes it;
  *   - once a writer owns the file (it was there when the writer
  *     started, or the writer wrote it), a file that another process puts
- *     in its place is not replaced (vl_save_write refuses) nor removed
- *     (vl_save_close);
+ *     in its place is not replaced (vl_savefile_write refuses) nor removed
+ *     (vl_savefile_close);
  *   - temporary files are PATH.vlad-tmp.XXXXXX; holding the lock, a
  *     writer removes those a writer killed while saving left behind.
  * Internal header.
@@ -50,17 +50,17 @@ typedef struct VlSaveFile {
    take the lock, check again, remove the temporary files killed writers
    left.  0, or -1 with f->why set and nothing held (f need not be
    closed).  Never raises. */
-VL_INTERNAL int vl_save_open(VlSaveFile *f, const char *path);
+VL_INTERNAL int vl_savefile_open(VlSaveFile *f, const char *path);
 
 /* Replace the file by the 'len' bytes at 'data', atomically; the new
    file is then f's.  0, or -1 with f->why set (the file as it was: also
    when another file was put in the place of f's since). */
-VL_INTERNAL int vl_save_write(VlSaveFile *f, const void *data, size_t len);
+VL_INTERNAL int vl_savefile_write(VlSaveFile *f, const void *data, size_t len);
 
 /* Stop writing: with 'remove', remove the file if it is still f's; then
    release the lock (the lock file removed).  0, or -1 with f->why set
    when the removal failed.  A closed f (or one zeroed with lock_fd -1)
    may be closed again. */
-VL_INTERNAL int vl_save_close(VlSaveFile *f, int remove);
+VL_INTERNAL int vl_savefile_close(VlSaveFile *f, int remove);
 
 #endif

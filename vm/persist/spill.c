@@ -474,7 +474,7 @@ static void send_away(VladState *S, Spill *sp, Checkpoint *k)
     if (k->spill == NULL) {
         SpillFile *f = sp->files;
         size_t next;
-        Value *ext = vl_ckpt_save_local(S, k, &sp->scratch, &next);
+        Value *ext = vl_ckptsave_local(S, k, &sp->scratch, &next);
         if (ext == NULL) {      /* it holds what AD walks into: stays */
             cache_remove(sp, k);
             k->pinned = 1;
@@ -527,13 +527,13 @@ static void bring_back(VladState *S, Checkpoint *k)
         fail(S, r->file->dir, "cannot read a state back", err);
     if (wrong != NULL)
         vl_except_runtime(S, VLAD_ERR_IO, "%s", wrong);
-    Value v = vl_ckpt_load_local(S, sp->buf + VL_SPILL_FRAME,
-                                 (size_t)r->len - VL_SPILL_FRAME,
-                                 r->file->name, r->ext, r->next,
-                                 &sp->scratch);
+    Value v = vl_ckptload_local(S, sp->buf + VL_SPILL_FRAME,
+                                (size_t)r->len - VL_SPILL_FRAME,
+                                r->file->name, r->ext, r->next,
+                                &sp->scratch);
     if (!IS_CKPT(v))
         vl_except_runtime(S, VLAD_ERR_RUNTIME, "checkpoint-*j: a spilled "
-                          "state came back as %s", vl_value_kind(v));
+                          "state came back as %s", vl_object_kind(v));
     const Checkpoint *c = AS_CKPT(v);
     k->callee = c->callee;
     k->arg = c->arg;
@@ -610,7 +610,7 @@ void vl_spill_held(VladState *S, Checkpoint *k, int64_t bytes)
     if (sp->dir == NULL || k->finished)
         return;
     sweep(sp);
-    vl_seg_present(S, k);
+    vl_contseg_present(S, k);
     k->used_at = ++sp->clock;
     cache_add(sp, k, bytes);
     while (sp->cache_bytes > sp->allowance) {

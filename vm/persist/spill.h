@@ -9,7 +9,7 @@
  * logs and the checkpoints it holds stay in memory, named by index), its
  * fields cleared, so that its memory can be collected.  The Checkpoint
  * object itself stays where it is, small: whatever reads its fields
- * first brings them back (vl_seg_present, vm/core/contseg.h: resuming it,
+ * first brings them back (vl_contseg_present, vm/core/contseg.h: resuming it,
  * walking it, saving it).
  *
  * A state's copy in the file is written once and stays until the
