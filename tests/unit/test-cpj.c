@@ -188,8 +188,8 @@ static int check_spill_plans(void)
             for (size_t c = 0; c < sizeof ns / sizeof ns[0]; c++)
                 for (size_t d = 0; d < sizeof budgets / sizeof budgets[0];
                      d++) {
-                    CpjStrategy st = {CPJ_BINOMIAL, 0, 0, budgets[d],
-                                      "/tmp"};
+                    CpjStrategy st = {.kind = CPJ_BINOMIAL,
+                                      .budget = budgets[d], .spill = "/tmp"};
                     CpjStrategy mem = st;
                     mem.spill = NULL;
                     CpjPlan p, q;
@@ -299,7 +299,8 @@ int main(void)
                 double last = -1;
                 for (size_t d = 0; d < sizeof budgets / sizeof budgets[0];
                      d++) {
-                    CpjStrategy st = {CPJ_BINOMIAL, 0, 0, budgets[d], NULL};
+                    CpjStrategy st = {.kind = CPJ_BINOMIAL,
+                                      .budget = budgets[d]};
                     CpjPlan p;
                     int64_t min;
                     int64_t n = ns[c];
@@ -340,7 +341,8 @@ int main(void)
     CHECK(bad == 0);
     CHECK(refused > 0 && planned > 0);
     /* a given base is kept */
-    CpjStrategy fixed = {CPJ_BINOMIAL, 0, 77, 1 << 20, NULL};
+    CpjStrategy fixed = {.kind = CPJ_BINOMIAL, .base = 77,
+                         .budget = 1 << 20};
     CpjPlan p;
     int64_t min;
     CHECK(vl_cpj_plan_budget(&fixed, 100000, 1000, 10, &p, &min));
