@@ -39,6 +39,7 @@
 #include "vm/core/disasm.h"
 #include "vm/core/except.h"
 #include "vm/exec/prims.h"
+#include "vm/mpi/comm.h"
 #include "vm/core/print.h"
 #include "vm/persist/ckptload.h"
 #include "vm/persist/savefile.h"
@@ -582,6 +583,7 @@ static void destroy(VladState *S)
         (void)vl_save_close(S->autosave_file, 0);
     vl_state_flush(S);
     vl_stdin_close(S);
+    vl_comm_close(S);
     vl_gc_free(S);
 }
 
