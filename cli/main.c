@@ -33,10 +33,29 @@
 #include "cli/signals.h"
 #include "cli/stats.h"
 
+/* An error's text; in a job of several ranks each line starts with
+   "rank R: " (doc/reference.md, "Parallel programs"). */
+static void print_error(VladState *S, const char *text)
+{
+    if (vlad_mpi_size(S) <= 1) {
+        fputs(text, stderr);
+        return;
+    }
+    while (*text != '\0') {
+        const char *nl = strchr(text, '\n');
+        size_t n = nl != NULL ? (size_t)(nl - text) + 1 : strlen(text);
+        fprintf(stderr, "rank %d: %.*s%s", vlad_mpi_rank(S), (int)n, text,
+                nl != NULL ? "" : "\n");
+        text += n;
+    }
+}
+
 /* The outcome of an evaluation of a script: 0 to go on.  A write error
    (said by vl_output_finish at the end) or a signal (the program dies of
    it) ends the script; the interrupt a Ctrl-C made is shown with its
-   backtrace, as in the REPL, but not the one of SIGTERM or SIGHUP. */
+   backtrace, as in the REPL, but not the one of SIGTERM or SIGHUP.  In
+   a job of several ranks, an error stops them all once it is reported
+   (vlad_mpi_abort): the others may be waiting for this one. */
 static int report(VladState *S, VladStatus st)
 {
     vl_progress_end();
@@ -44,9 +63,15 @@ static int report(VladState *S, VladStatus st)
     if (st != VLAD_OK && vl_output_error() == 0
         && (sig == 0 || sig == SIGINT)) {
         fflush(stdout);
-        fputs(vlad_last_error(S)->text, stderr);
+        print_error(S, vlad_last_error(S)->text);
     }
-    return st != VLAD_OK || sig != 0 || vl_output_error() != 0;
+    int failed = st != VLAD_OK || sig != 0 || vl_output_error() != 0;
+    if (failed && vlad_mpi_size(S) > 1) {
+        fflush(stdout);
+        fflush(stderr);
+        vlad_mpi_abort(S, 1);
+    }
+    return failed;
 }
 
 /* Read all of standard input. */
@@ -192,6 +217,25 @@ int main(int argc, char **argv)
         return 1;
     }
     vl_output_attach(S);
+    /* under mpiexec: one rank of the job (doc/reference.md, "Parallel
+       programs"); else rank 0 of 1 */
+    if (vlad_mpi_init(S) != VLAD_OK) {
+        fprintf(stderr, "vlad: %s\n", vlad_last_error(S)->message);
+        vlad_close(S);
+        vl_options_free(&o);
+        return 1;
+    }
+    if (vlad_mpi_size(S) > 1 && (o.autosave != NULL || o.resume != NULL)) {
+        fprintf(stderr, "rank %d: vlad: %s is refused in a job of several "
+                "ranks: saving a parallel job is not designed yet\n",
+                vlad_mpi_rank(S), o.autosave != NULL ? "--autosave"
+                                                      : "--resume");
+        fflush(stderr);
+        vlad_mpi_abort(S, 2);
+        vlad_close(S);
+        vl_options_free(&o);
+        return 2;
+    }
     int repl = o.nexprs == 0 && o.file == NULL && o.resume == NULL
                && isatty(STDIN_FILENO);
     if (!repl)

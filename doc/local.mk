@@ -35,6 +35,7 @@ VLAD_DOCS = \
 	%reldir%/repl.md \
 	%reldir%/embedding.md \
 	%reldir%/hardening.md \
+	%reldir%/parallel.md \
 	%reldir%/internals.md \
 	%reldir%/spec/README.md \
 	%reldir%/spec/language.md \

@@ -551,6 +551,35 @@ VLAD_API VladStatus vlad_register(VladState *S, const VladHostPrim *prim);
    be returned by the host function.  [never fails] */
 VLAD_API VladStatus vlad_host_error(VladState *S, const char *message);
 
+/* ===== Parallel programs (doc/reference.md "Parallel programs",
+   doc/parallel.md) =====
+   A state is one rank of a job.  Until it joins one it is rank 0 of 1
+   (the primitives mpi-* work, messages to itself included).  MPI is
+   process-wide: the state that initialised it finalises it when closed
+   (vlad_close, after the sends it made have completed); a host that
+   initialised MPI finalises it itself.  A host with a communicator of its
+   own hands it over with vlad_mpi_attach (include/vlad-mpi.h). */
+
+/* Join the ranks of MPI_COMM_WORLD: when vlad was built with MPI and the
+   process was started by an MPI launcher (mpiexec) or MPI is initialised
+   already, initialising MPI if nobody has (MPI_Init_thread); otherwise
+   nothing (rank 0 of 1).  On every rank but 0 the values of top-level
+   expressions are then no longer echoed (echo_results).  [returns status:
+   VLAD_ERR_IO when MPI fails, VLAD_ERR_ARGUMENT when the state has
+   joined already] */
+VLAD_API VladStatus vlad_mpi_init(VladState *S);
+
+/* This state's rank, 0 ... size - 1, and the number of ranks. */
+VLAD_API int vlad_mpi_rank(VladState *S);
+VLAD_API int vlad_mpi_size(VladState *S);
+
+/* When the state's job has more than one rank: stop every rank of it
+   with exit status 'status' (MPI_Abort; does not return).  Otherwise
+   return at once.  The library never calls it itself: a program that
+   stops at an error calls it once it has reported the error, so that
+   ranks waiting for this one do not wait forever. */
+VLAD_API void vlad_mpi_abort(VladState *S, int status);
+
 #ifdef __cplusplus
 }
 #endif

@@ -15,7 +15,11 @@
 # Build: the autotools, bison and flex (for a git checkout; a release
 # tarball needs neither), pkg-config, the Boehm GC and readline headers,
 # make and gcc (libc6-dev is listed because gcc only recommends it, and
-# recommended packages are not installed here).
+# recommended packages are not installed here), and MPI: MPICH's library,
+# headers and pkg-config file (libmpich-dev) and its launcher mpiexec
+# (mpich; hydra runs as root with no extra flag, doc/parallel.md says why
+# MPICH and not Open MPI).  ./configure builds without MPI when they are
+# missing (--without-mpi: programs run as one rank).
 # Tests (make check, make sanitize-check, the benchmarks): python3 (REPL,
 # conformance and checkpoint-*j tests), valgrind (the leak test of the C
 # API), clang and its libFuzzer runtime libclang-rt-dev (the fuzz
@@ -27,7 +31,7 @@
 set -e
 
 BUILD_PACKAGES="autoconf automake libtool pkgconf bison flex libgc-dev
-libreadline-dev make gcc libc6-dev"
+libreadline-dev make gcc libc6-dev mpich libmpich-dev"
 TEST_PACKAGES="python3 python3-mpmath time valgrind clang libclang-rt-dev
 locales"
 
@@ -38,7 +42,7 @@ for arg in "$@"; do
     --build-only) build_only=yes ;;
     --list) list=yes ;;
     -h | --help)
-        sed -n '2,24s/^# \{0,1\}//p' "$0"
+        sed -n '2,29s/^# \{0,1\}//p' "$0"
         exit 0 ;;
     *)
         echo "install-deps: unknown option $arg (try --help)" >&2

@@ -437,6 +437,7 @@ VLAD_EXAMPLE_TESTS = \
 	examples/gradient-descent.vlad \
 	examples/hessian.vlad \
 	examples/lists.vlad \
+	examples/mpi/ring.vlad \
 	examples/nested.vlad \
 	examples/newton.vlad \
 	examples/pendulum.vlad
@@ -460,7 +461,26 @@ VLAD_TEST_FILES = \
 	%reldir%/lang/inc/pick.vlad \
 	%reldir%/lang/inc/prec-main.vlad \
 	%reldir%/lang/inc/search-path.vlad \
-	%reldir%/lang/inc/sibling.vlad
+	%reldir%/lang/inc/sibling.vlad \
+	$(VLAD_MPI_CASES)
+
+## Parallel programs (tests/mpi/runner.py): run as 1 rank always
+## (serial.sh), as 2 and 4 ranks under mpiexec when vlad is built with MPI
+## (ranks.sh).  Each NAME.vlad prints NAME.out for every number of ranks.
+VLAD_MPI_CASES = \
+	%reldir%/mpi/collectives.vlad \
+	%reldir%/mpi/deep.vlad \
+	%reldir%/mpi/pairs.vlad \
+	%reldir%/mpi/ring.vlad \
+	%reldir%/mpi/sendfirst.vlad
+EXTRA_DIST += $(VLAD_MPI_CASES:.vlad=.out) \
+	%reldir%/mpi/runner.py \
+	%reldir%/mpi/serial.sh \
+	%reldir%/mpi/ranks.sh
+TESTS += %reldir%/mpi/serial.sh
+if VL_MPI
+TESTS += %reldir%/mpi/ranks.sh
+endif
 
 VLAD_UNIT_TESTS = \
 	%reldir%/unit/test-reader \
@@ -520,7 +540,7 @@ VLAD_CONFORMANCE_FILES = \
 
 check_PROGRAMS += $(VLAD_UNIT_TESTS)
 ## Programs without their own _LDADD (the unit tests) link the core.
-LDADD = libvlad-core.la $(GC_LIBS) -lm
+LDADD = libvlad-core.la $(GC_LIBS) $(MPI_LIBS) -lm
 ## The one unit test of the vlad program's own code: its SIGINT
 ## bookkeeping, with cli/signals.c and the whole library.
 %canon_reldir%_unit_test_cli_signals_SOURCES = \

@@ -4,6 +4,7 @@
 ## Makefile.am).
 
 include %reldir%/core/local.mk
+include %reldir%/mpi/local.mk
 include %reldir%/ad/local.mk
 include %reldir%/persist/local.mk
 include %reldir%/cpj/local.mk

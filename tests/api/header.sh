@@ -74,6 +74,8 @@ static void (*const fns[])(void) = {
     (void (*)(void))vlad_directional_derivative,
     (void (*)(void))vlad_register, (void (*)(void))vlad_host_error,
     (void (*)(void))vlad_collect, (void (*)(void))vlad_flush,
+    (void (*)(void))vlad_mpi_init, (void (*)(void))vlad_mpi_rank,
+    (void (*)(void))vlad_mpi_size, (void (*)(void))vlad_mpi_abort,
 };
 typedef char value_is_16_bytes[sizeof(VladValue) == 16 ? 1 : -1];
 int main(void)
@@ -86,7 +88,7 @@ int main(void)
     VladRef *r = 0;
     VladHostFn fn = 0;
     (void)c; (void)s; (void)p; (void)e; (void)st; (void)r; (void)fn;
-    return (int)(sizeof fns / sizeof fns[0]) == 48 ? 0 : 1;
+    return (int)(sizeof fns / sizeof fns[0]) == 52 ? 0 : 1;
 }
 EOC
 check "C99 -pedantic" "$cc" -std=c99 -pedantic -Wall -Wextra -Werror \

@@ -80,6 +80,10 @@ static void test_null_state(void)
     CHECK_INT(st.heap_bytes, 0);
     vlad_get_stats(NULL, NULL);
     vlad_collect(NULL);
+    CHECK_INT(vlad_mpi_init(NULL), VLAD_ERR_ARGUMENT);
+    CHECK_INT(vlad_mpi_rank(NULL), 0);
+    CHECK_INT(vlad_mpi_size(NULL), 1);
+    vlad_mpi_abort(NULL, 1);            /* no job: returns */
     CHECK_STR(vlad_to_string(NULL, v), "");
     CHECK(vlad_is_nil(vlad_cons(NULL, v, v)));
     CHECK(vlad_is_nil(vlad_list_of_numbers(NULL, &x, 1)));

@@ -637,6 +637,26 @@ static void test_independent_states(void)
     vlad_close(S[2]);
 }
 
+/* A state outside mpiexec is rank 0 of 1 (vlad_mpi_init joins nothing);
+   its messages to itself arrive in order; vlad_mpi_abort returns. */
+static void test_mpi_one_rank(void)
+{
+    VladState *S = vlad_open(NULL);
+    CHECK(S != NULL);
+    CHECK_INT(vlad_mpi_init(S), VLAD_OK);
+    CHECK_INT(vlad_mpi_rank(S), 0);
+    CHECK_INT(vlad_mpi_size(S), 1);
+    VladValue v;
+    CHECK_INT(vlad_eval_string(S, "(mpi-send 0 1) (mpi-send 0 2) "
+                               "(- (mpi-recv 0) (* 10 (mpi-recv 0)))",
+                               "<mpi>", &v), VLAD_OK);
+    CHECK_NEAR(vlad_to_number(v), -19, 0);
+    CHECK_INT(vlad_eval_string(S, "(mpi-recv 0)", "<mpi>", &v),
+              VLAD_ERR_RUNTIME);
+    vlad_mpi_abort(S, 1);
+    vlad_close(S);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "%s/vlad-api-XXXXXX",
@@ -648,6 +668,7 @@ int main(void)
     test_config_init();
     test_open_close();
     test_eval_string();
+    test_mpi_one_rank();
     test_errors();
     test_eval_file();
     test_callbacks();

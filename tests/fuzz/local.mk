@@ -27,8 +27,8 @@ FUZZ_LIBSRC = $(libvlad_core_la_SOURCES) $(libvlad_la_SOURCES)
 FUZZ_ENV = \
 	FUZZ_CC='$(FUZZ_CC)' FUZZ_CFLAGS='$(FUZZ_CFLAGS)' \
 	FUZZ_SRCDIR='$(abs_top_srcdir)' FUZZ_BUILDDIR='$(abs_top_builddir)' \
-	FUZZ_LIB_SOURCES='$(FUZZ_LIBSRC)' FUZZ_LIBS='$(GC_LIBS) -lm' \
-	FUZZ_DEFS='-DVLAD_LIBDIR="$(pkgdatadir)"' FUZZ_OUT='$(FUZZ_OUT)'
+	FUZZ_LIB_SOURCES='$(FUZZ_LIBSRC)' FUZZ_LIBS='$(GC_LIBS) $(MPI_LIBS) -lm' \
+	FUZZ_DEFS='-DVLAD_LIBDIR="$(pkgdatadir)" $(MPI_CFLAGS)' FUZZ_OUT='$(FUZZ_OUT)'
 
 ## The generated sources (parser, lexer, embedded prelude) must exist.
 fuzz-build: $(BUILT_SOURCES) libvlad-core.la

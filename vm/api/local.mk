@@ -7,6 +7,7 @@ libvlad_la_SOURCES += \
 	%reldir%/apiconv.c %reldir%/apiconv.h \
 	%reldir%/apihost.c \
 	%reldir%/apiio.c \
+	%reldir%/apimpi.c \
 	%reldir%/apivalue.c
 
 EXTRA_DIST += %reldir%/README.md

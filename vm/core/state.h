@@ -269,6 +269,8 @@ struct VladState {
                                        (vm/exec/toplevel.c run_protected) */
     int closing;                    /* vlad_close was called: the state is
                                        freed once 'busy' drops to 0 */
+    struct VlComm *comm;            /* its ranks and messages (vm/mpi/comm.h);
+                                       NULL: rank 0 of 1, none sent yet */
 };
 
 /* Find or create the cell of 'name' in the user (or prelude) environment. */

@@ -23,6 +23,7 @@
 #include "vm/core/except.h"
 #include "vm/core/print.h"
 #include "vm/core/stdinwait.h"
+#include "vm/mpi/mpiprims.h"
 
 /* ===== Argument checks ===== */
 
@@ -588,6 +589,7 @@ void vl_prims_install(VladState *S)
 {
     vl_state_install_prims(S, prim_table,
                            sizeof prim_table / sizeof prim_table[0]);
+    vl_mpiprims_install(S);
 }
 
 

@@ -38,6 +38,7 @@
 #include "vm/core/disasm.h"
 #include "vm/core/except.h"
 #include "vm/exec/prims.h"
+#include "vm/mpi/comm.h"
 #include "vm/core/print.h"
 #include "vm/persist/ckptload.h"
 #include "vm/persist/savefile.h"
@@ -581,6 +582,7 @@ static void destroy(VladState *S)
         (void)vl_savefile_close(S->autosave_file, 0);
     vl_state_flush(S);
     vl_stdinwait_close(S);
+    vl_comm_close(S);
     vl_gc_free(S);
 }
 

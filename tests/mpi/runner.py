@@ -1,0 +1,247 @@
+#!/usr/bin/env python3
+"""tests/mpi/runner.py -- parallel programs, run as P ranks
+
+usage: runner.py P [P ...]   (P = 1: plain ./vlad, one rank; P > 1:
+                              mpiexec -n P ./vlad)
+
+Checks, for each P:
+  - examples/mpi/ring.vlad's token visits every rank in order;
+  - the programs tests/mpi/NAME.vlad print tests/mpi/NAME.out on standard
+    output (the top level echoes on rank 0 only, and each program's output
+    is the same for every P), exit 0;
+  - bad input and faults: each a clear error (with "rank R: " in front
+    when P > 1), a non-zero exit, and no hang: a procedure or a checkpoint
+    sent, ranks out of range or not whole, collectives of different
+    shapes or kinds on different ranks, an error on one rank while the
+    others wait in a receive, a receive from oneself with nothing sent,
+    data that is not a tree of reals given to mpi-allreduce, a derivative
+    or checkpoint-*j around communication (not implemented yet: refused);
+  - kill -9 of one rank while all wait for messages: mpiexec ends with a
+    non-zero status and no rank is left behind (P > 1).
+Every run has a generous timeout (TIMEOUT seconds, scaled by
+VLAD_TEST_TIME_SCALE): it only turns a hang into a failure.
+Prints "N passed, N failed"; exit status 1 when a check fails.
+"""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+srcdir = os.environ.get('srcdir', '.')
+here = os.path.join(srcdir, 'tests', 'mpi')
+vlad = os.environ.get('VLAD', './vlad')
+TIMEOUT = 120 * float(os.environ.get('VLAD_TEST_TIME_SCALE', '1'))
+passed = failed = 0
+
+PROGRAMS = ['ring', 'pairs', 'sendfirst', 'collectives', 'deep']
+
+# (name, expression, P -> expected stderr text or None for success)
+LAST = '(- (mpi-size) 1)'
+CASES = [
+    ('send a procedure', '(mpi-send 0 car)',
+     lambda p: 'mpi-send: a procedure cannot be sent'),
+    ('send a checkpoint',
+     '(mpi-send 0 (checkpoint (lambda (x) (+ x 1)) 1 0))',
+     lambda p: 'mpi-send: a checkpoint cannot be sent'),
+    ('destination out of range', '(mpi-send (mpi-size) 1)',
+     lambda p: 'mpi-send: the destination rank must be a whole number '
+               'from 0 to %d (the ranks of this job), got %d' % (p - 1, p)),
+    ('source negative', '(mpi-recv -1)',
+     lambda p: 'mpi-recv: the source rank must be a whole number'),
+    ('root not whole', '(mpi-bcast 0.5 1)',
+     lambda p: 'mpi-bcast: the root rank must be a whole number'),
+    ('rank not a real', "(mpi-send 'zero 1)",
+     lambda p: 'got zero'),
+    ('allreduce shapes differ',
+     '(mpi-allreduce (if (= (mpi-rank) 0) (list 1 2) (list 1 (list 2))))',
+     lambda p: None if p == 1 else
+     "mpi-allreduce: the ranks' values have different shapes"),
+    ('allreduce lengths differ',
+     '(mpi-allreduce (if (= (mpi-rank) %s) (list 1 2) (list 1 2 3)))' % LAST,
+     lambda p: None if p == 1 else
+     "mpi-allreduce: the ranks' values have different shapes"),
+    ('collectives differ',
+     '(if (= (mpi-rank) 0) (mpi-barrier) (mpi-allreduce 1))',
+     lambda p: None if p == 1 else
+     'the ranks are not all in the same collective operation: some called '
+     'mpi-allreduce, others mpi-barrier'),
+    ('roots differ', '(mpi-bcast (if (= (mpi-rank) 0) 0 %s) 1)' % LAST,
+     lambda p: None if p == 1 else 'mpi-bcast: the ranks name different '
+                                   'roots'),
+    ('error while others receive',
+     '(if (= (mpi-rank) %s) (car 5) (mpi-recv %s))' % (LAST, LAST),
+     lambda p: 'car: expected a pair, got 5'),
+    ('receive from oneself, nothing sent', '(mpi-recv (mpi-rank))',
+     lambda p: 'the receive would wait forever'),
+    ('allreduce of a symbol', "(mpi-allreduce (list 1 'a))",
+     lambda p: 'mpi-allreduce: expected a real or a list or tuple tree of '
+               'reals, got (1 a)'),
+    ('a derivative sent', '(derivative (lambda (x) (mpi-send 0 x)) 1)',
+     lambda p: 'mpi-send: a real that carries a derivative'),
+    ('communication in checkpoint-*j',
+     '(checkpoint-*j (lambda (x) (mpi-allreduce x)) 1 1)',
+     lambda p: 'mpi-allreduce: communication inside checkpoint-*j needs '
+               'receive logging'),
+]
+
+
+def ok():
+    global passed
+    passed += 1
+
+
+def bad(msg):
+    global failed
+    failed += 1
+    print('FAIL: ' + msg)
+
+
+def command(p, args):
+    return ([vlad] if p == 1 else ['mpiexec', '-n', str(p), vlad]) + args
+
+
+def run(p, args):
+    try:
+        r = subprocess.run(command(p, args), stdin=subprocess.DEVNULL,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return None
+    return r.returncode, r.stdout.decode(errors='replace'), \
+        r.stderr.decode(errors='replace')
+
+
+def check_program(p, name):
+    r = run(p, [os.path.join(here, name + '.vlad')])
+    what = '%s with %d rank(s)' % (name, p)
+    if r is None:
+        return bad('%s: no end within %g s (a hang)' % (what, TIMEOUT))
+    want = open(os.path.join(here, name + '.out')).read()
+    if r[0] != 0 or r[1] != want:
+        return bad('%s: status %d\n--- stdout\n%s--- wanted\n%s--- stderr\n%s'
+                   % (what, r[0], r[1], want, r[2]))
+    ok()
+
+
+def check_example(p):
+    """examples/mpi/ring.vlad: the token holds every rank, in order."""
+    r = run(p, [os.path.join(srcdir, 'examples', 'mpi', 'ring.vlad')])
+    what = 'examples/mpi/ring.vlad with %d rank(s)' % p
+    if r is None:
+        return bad('%s: no end within %g s (a hang)' % (what, TIMEOUT))
+    want = '(%s)\n%d\n' % (' '.join(str(i) for i in range(p)),
+                            sum(i * i for i in range(p)))
+    if r[0] != 0 or r[1] != want:
+        return bad('%s: status %d, stdout %r, wanted %r\n%s'
+                   % (what, r[0], r[1], want, r[2]))
+    ok()
+
+
+def check_case(p, name, expr, expect):
+    r = run(p, ['-e', expr])
+    what = '%s with %d rank(s)' % (name, p)
+    if r is None:
+        return bad('%s: no end within %g s (a hang)' % (what, TIMEOUT))
+    status, out, err = r
+    want = expect(p)
+    if want is None:
+        if status != 0:
+            return bad('%s: status %d, wanted 0\n%s' % (what, status, err))
+        return ok()
+    if status == 0:
+        return bad('%s: status 0, wanted an error' % what)
+    if want not in err:
+        return bad('%s: stderr lacks %r:\n%s' % (what, want, err))
+    if p > 1 and not any(line.startswith('rank ') and ': <-e>:1:' in line
+                         and 'error: ' in line for line in err.splitlines()):
+        return bad('%s: no "rank R: <-e>:L:C: error: ..." line:\n%s'
+                   % (what, err))
+    if p == 1 and 'rank ' in err.split('error:')[0]:
+        return bad('%s: a rank named with one rank:\n%s' % (what, err))
+    ok()
+
+
+def descendants(pid):
+    """The processes under pid (from /proc), deepest last."""
+    children = {}
+    for d in os.listdir('/proc'):
+        if not d.isdigit():
+            continue
+        try:
+            with open('/proc/%s/stat' % d) as f:
+                stat = f.read()
+        except OSError:
+            continue
+        ppid = int(stat[stat.rindex(')') + 2:].split()[1])
+        children.setdefault(ppid, []).append(int(d))
+    out, todo = [], [pid]
+    while todo:
+        for c in children.get(todo.pop(), []):
+            out.append(c)
+            todo.append(c)
+    return out
+
+
+def comm(pid):
+    try:
+        with open('/proc/%d/comm' % pid) as f:
+            return f.read().strip()
+    except OSError:
+        return ''
+
+
+def check_kill(p):
+    """Every rank prints a line, then waits for a message that never
+    comes; one rank is killed with SIGKILL."""
+    what = 'kill -9 of a rank with %d ranks' % p
+    prog = '(write (mpi-rank)) (mpi-recv (modulo (+ (mpi-rank) 1) (mpi-size)))'
+    proc = subprocess.Popen(command(p, ['-e', prog]),
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        for _ in range(p):                  # every rank is in its receive
+            if not proc.stdout.readline():
+                break
+        ranks = [c for c in descendants(proc.pid) if 'vlad' in comm(c)]
+        if len(ranks) < p:
+            return bad('%s: found %d vlad processes under mpiexec'
+                       % (what, len(ranks)))
+        os.kill(ranks[-1], signal.SIGKILL)
+        try:
+            status = proc.wait(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            return bad('%s: mpiexec did not end within %g s'
+                       % (what, TIMEOUT))
+        if status == 0:
+            return bad('%s: mpiexec exited 0' % what)
+        left = [c for c in ranks if os.path.exists('/proc/%d' % c)
+                and comm(c) and not open('/proc/%d/stat' % c).read()
+                .split(') ')[1].startswith('Z')]
+        if left:
+            return bad('%s: ranks left behind: %s' % (what, left))
+        ok()
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        proc.stdout.close()
+        proc.stderr.close()
+
+
+def main():
+    sizes = [int(a) for a in sys.argv[1:]] or [1]
+    for p in sizes:
+        for name in PROGRAMS:
+            check_program(p, name)
+        check_example(p)
+        for name, expr, expect in CASES:
+            check_case(p, name, expr, expect)
+        if p > 1:
+            check_kill(p)
+    print('%d passed, %d failed' % (passed, failed))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == '__main__':
+    main()

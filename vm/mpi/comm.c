@@ -1,0 +1,510 @@
+/*
+ * vm/mpi/comm.c -- the transport of messages: MPI, or a queue of one's
+ * own (see vm/mpi/comm.h)
+ *
+ * The only file that includes mpi.h.  Point-to-point messages use one
+ * tag on the state's own communicator; a receive probes for the next
+ * message from its source (MPI_Iprobe), then receives exactly that one
+ * (MPI_Mrecv of the MPI_Improbe'd message), so its size is known before
+ * the buffer is made.  Waits poll: a few hundred polls that yield the
+ * processor (ranks may outnumber cores), then sleeps growing to a
+ * millisecond, the interrupt flag looked at between any two.
+ */
+#include "config.h"
+#include "vm/mpi/comm.h"
+
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "vm/core/except.h"
+#ifdef HAVE_MPI
+#include <mpi.h>
+#endif
+
+/* A message a rank sent itself (malloc'd). */
+typedef struct SelfMsg {
+    struct SelfMsg *next;
+    size_t len;
+    unsigned char data[];
+} SelfMsg;
+
+struct VlComm {
+    int rank, size;
+    SelfMsg *head, *tail;           /* messages to oneself, oldest first */
+#ifdef HAVE_MPI
+    int joined;                     /* 'comm' is ours (MPI_Comm_dup) */
+    int owns_init;                  /* vlad called MPI_Init_thread */
+    int broken;                     /* a collective was interrupted */
+    MPI_Comm comm;
+    MPI_Request *req;               /* sends not known to be complete */
+    void **buf;                     /* and their bytes (malloc'd) */
+    size_t npending, cap;
+    MPI_Request parked;             /* the interrupted collective */
+    void *parked_buf;
+#endif
+};
+
+/* vlad's messages between ranks (the communicator is vlad's own) */
+#define MSG_TAG 1
+
+static VL_NORETURN void no_memory(VladState *S, const char *who)
+{
+    vl_except_runtime(S, VLAD_ERR_MEMORY, "%s: out of memory", who);
+}
+
+/* The state's VlComm, made (rank 0 of 1) at the first use. */
+static VlComm *get(VladState *S, const char *who)
+{
+    if (S->comm == NULL) {
+        S->comm = calloc(1, sizeof *S->comm);
+        if (S->comm == NULL) {
+            if (who == NULL)
+                return NULL;
+            no_memory(S, who);
+        }
+        S->comm->size = 1;
+    }
+    return S->comm;
+}
+
+int vl_comm_rank(VladState *S)
+{
+    return S->comm == NULL ? 0 : S->comm->rank;
+}
+
+int vl_comm_size(VladState *S)
+{
+    return S->comm == NULL ? 1 : S->comm->size;
+}
+
+static VL_NORETURN void interrupted(VladState *S, const char *who,
+                                    const char *what)
+{
+    S->interrupt = 0;
+    vl_except_runtime(S, VLAD_ERR_INTERRUPTED, "%s: interrupted while %s",
+                      who, what);
+}
+
+/* One more turn of a wait: yield, then sleep up to 1 ms. */
+static void pause_turn(unsigned turn)
+{
+    if (turn < 256) {
+        sched_yield();
+        return;
+    }
+    long ns = 10000L << (turn < 263 ? turn - 256 : 7);
+    if (ns > 1000000L)
+        ns = 1000000L;
+    struct timespec ts = {0, ns};
+    nanosleep(&ts, NULL);
+}
+
+static void send_self(VladState *S, VlComm *c, const char *who,
+                      const unsigned char *data, size_t len)
+{
+    SelfMsg *m = malloc(sizeof *m + len);
+    if (m == NULL)
+        no_memory(S, who);
+    m->next = NULL;
+    m->len = len;
+    memcpy(m->data, data, len);
+    if (c->tail != NULL)
+        c->tail->next = m;
+    else
+        c->head = m;
+    c->tail = m;
+}
+
+static unsigned char *recv_self(VladState *S, VlComm *c, const char *who,
+                                size_t *len)
+{
+    SelfMsg *m = c->head;
+    if (m == NULL)
+        vl_except_runtime(S, VLAD_ERR_RUNTIME,
+                          "%s: no message from rank %d (this rank itself) "
+                          "is waiting, and none could arrive: the receive "
+                          "would wait forever", who, c->rank);
+    unsigned char *out = vl_gc_alloc_atomic(m->len > 0 ? m->len : 1);
+    memcpy(out, m->data, m->len);
+    *len = m->len;
+    c->head = m->next;
+    if (c->head == NULL)
+        c->tail = NULL;
+    free(m);
+    return out;
+}
+
+static void free_self(VlComm *c)
+{
+    while (c->head != NULL) {
+        SelfMsg *m = c->head;
+        c->head = m->next;
+        free(m);
+    }
+    c->tail = NULL;
+}
+
+#ifdef HAVE_MPI
+
+static void check(VladState *S, const char *who, int rc)
+{
+    if (rc == MPI_SUCCESS)
+        return;
+    char text[MPI_MAX_ERROR_STRING];
+    int n = 0;
+    if (MPI_Error_string(rc, text, &n) != MPI_SUCCESS)
+        n = 0;
+    text[n] = '\0';
+    vl_except_runtime(S, VLAD_ERR_IO, "%s: MPI failed: %s", who,
+                      n > 0 ? text : "(no description)");
+}
+
+/* The state's communicator, for a communication of more than one rank. */
+static VlComm *usable(VladState *S, const char *who)
+{
+    VlComm *c = get(S, who);
+    if (c->broken)
+        vl_except_runtime(S, VLAD_ERR_RUNTIME,
+                          "%s: an interrupted collective operation left "
+                          "the ranks out of step: no more communication",
+                          who);
+    return c;
+}
+
+/* A launcher's variables: MPICH's hydra (PMI), Open MPI, PMIx. */
+static int launched(void)
+{
+    return getenv("PMI_SIZE") != NULL || getenv("PMI_RANK") != NULL
+           || getenv("PMIX_RANK") != NULL
+           || getenv("OMPI_COMM_WORLD_SIZE") != NULL;
+}
+
+VladStatus vl_comm_join(VladState *S, const void *host_comm,
+                        const char **why)
+{
+    if (S->comm != NULL && S->comm->joined) {
+        *why = "the state has joined its ranks already";
+        return VLAD_ERR_ARGUMENT;
+    }
+    int up = 0, down = 0;
+    MPI_Initialized(&up);
+    MPI_Finalized(&down);
+    if (down) {
+        *why = "MPI has been finalised";
+        return VLAD_ERR_IO;
+    }
+    if (host_comm != NULL && !up) {
+        *why = "the host's communicator: MPI is not initialised";
+        return VLAD_ERR_ARGUMENT;
+    }
+    if (!up && !launched())
+        return VLAD_OK;             /* one process: rank 0 of 1 */
+    VlComm *c = get(S, NULL);
+    if (c == NULL) {
+        *why = "out of memory";
+        return VLAD_ERR_MEMORY;
+    }
+    if (!up) {
+        int provided;
+        if (MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided)
+            != MPI_SUCCESS) {
+            *why = "MPI_Init_thread failed";
+            return VLAD_ERR_IO;
+        }
+        c->owns_init = 1;
+    }
+    MPI_Comm base = host_comm != NULL ? *(const MPI_Comm *)host_comm
+                                      : MPI_COMM_WORLD;
+    if (MPI_Comm_dup(base, &c->comm) != MPI_SUCCESS) {
+        *why = "MPI_Comm_dup failed";
+        return VLAD_ERR_IO;
+    }
+    MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(c->comm, &c->rank);
+    MPI_Comm_size(c->comm, &c->size);
+    c->joined = 1;
+    c->parked = MPI_REQUEST_NULL;
+    return VLAD_OK;
+}
+
+/* Free the bytes of the sends MPI has completed (or failed: the first
+   failure's code is returned, else MPI_SUCCESS). */
+static int reap(VlComm *c)
+{
+    size_t j = 0;
+    int failed = MPI_SUCCESS;
+    for (size_t i = 0; i < c->npending; i++) {
+        int done = 0;
+        int rc = MPI_Test(&c->req[i], &done, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS && failed == MPI_SUCCESS)
+            failed = rc;
+        if (done || rc != MPI_SUCCESS) {
+            free(c->buf[i]);
+        } else {
+            c->req[j] = c->req[i];
+            c->buf[j++] = c->buf[i];
+        }
+    }
+    c->npending = j;
+    return failed;
+}
+
+void vl_comm_send(VladState *S, const char *who, int dest,
+                  const unsigned char *data, size_t len)
+{
+    VlComm *c = usable(S, who);
+    if (dest == c->rank) {
+        send_self(S, c, who, data, len);
+        return;
+    }
+    if (len > (size_t)INT32_MAX)
+        vl_except_runtime(S, VLAD_ERR_RUNTIME, "%s: a message of %zu bytes "
+                          "is too long (at most %d)", who, len, INT32_MAX);
+    check(S, who, reap(c));
+    if (c->npending == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 16;
+        MPI_Request *req = realloc(c->req, cap * sizeof *req);
+        if (req == NULL)
+            no_memory(S, who);
+        c->req = req;
+        void **buf = realloc(c->buf, cap * sizeof *buf);
+        if (buf == NULL)
+            no_memory(S, who);
+        c->buf = buf;
+        c->cap = cap;
+    }
+    void *copy = malloc(len > 0 ? len : 1);
+    if (copy == NULL)
+        no_memory(S, who);
+    memcpy(copy, data, len);
+    MPI_Request r;
+    int rc = MPI_Isend(copy, (int)len, MPI_BYTE, dest, MSG_TAG, c->comm, &r);
+    if (rc != MPI_SUCCESS)
+        free(copy);
+    check(S, who, rc);
+    c->req[c->npending] = r;
+    c->buf[c->npending++] = copy;
+}
+
+unsigned char *vl_comm_recv(VladState *S, const char *who, int src,
+                            size_t *len)
+{
+    VlComm *c = usable(S, who);
+    if (src == c->rank)
+        return recv_self(S, c, who, len);
+    MPI_Message msg;
+    MPI_Status st;
+    for (unsigned turn = 0;; turn++) {
+        int found = 0;
+        check(S, who, MPI_Improbe(src, MSG_TAG, c->comm, &found, &msg, &st));
+        if (found)
+            break;
+        if (S->interrupt) {
+            char what[64];
+            snprintf(what, sizeof what, "waiting for a message from rank %d",
+                     src);
+            interrupted(S, who, vl_gc_strdup(what));
+        }
+        pause_turn(turn);
+    }
+    int n = 0;
+    check(S, who, MPI_Get_count(&st, MPI_BYTE, &n));
+    unsigned char *out = vl_gc_alloc_atomic(n > 0 ? (size_t)n : 1);
+    check(S, who, MPI_Mrecv(out, n, MPI_BYTE, &msg, MPI_STATUS_IGNORE));
+    *len = (size_t)n;
+    return out;
+}
+
+/* Wait for the collective 'r' on 'buf' (malloc'd, 'size' bytes), then
+   copy it to 'out'.  Interrupted: the request and the buffer are parked
+   (MPI may still write to it) and the communicator is broken. */
+static void finish(VladState *S, VlComm *c, const char *who, MPI_Request r,
+                   void *buf, void *out, size_t size)
+{
+    for (unsigned turn = 0;; turn++) {
+        int done = 0;
+        int rc = MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS)
+            free(buf);
+        check(S, who, rc);
+        if (done)
+            break;
+        if (S->interrupt) {
+            c->broken = 1;
+            c->parked = r;
+            c->parked_buf = buf;
+            interrupted(S, who, "in a collective operation");
+        }
+        pause_turn(turn);
+    }
+    memcpy(out, buf, size);
+    free(buf);
+}
+
+static void *copy_of(VladState *S, const char *who, const void *data,
+                     size_t size)
+{
+    void *buf = malloc(size > 0 ? size : 1);
+    if (buf == NULL)
+        no_memory(S, who);
+    memcpy(buf, data, size);
+    return buf;
+}
+
+void vl_comm_max(VladState *S, const char *who, int64_t *v, int n)
+{
+    VlComm *c = usable(S, who);
+    if (c->size == 1)
+        return;
+    void *buf = copy_of(S, who, v, (size_t)n * sizeof *v);
+    MPI_Request r;
+    int rc = MPI_Iallreduce(MPI_IN_PLACE, buf, n, MPI_INT64_T, MPI_MAX,
+                            c->comm, &r);
+    if (rc != MPI_SUCCESS)
+        free(buf);
+    check(S, who, rc);
+    finish(S, c, who, r, buf, v, (size_t)n * sizeof *v);
+}
+
+void vl_comm_sum(VladState *S, const char *who, double *v, size_t n)
+{
+    VlComm *c = usable(S, who);
+    if (c->size == 1 || n == 0)
+        return;
+    if (n > (size_t)INT32_MAX)
+        vl_except_runtime(S, VLAD_ERR_RUNTIME, "%s: %zu reals are too many "
+                          "for one reduction", who, n);
+    void *buf = copy_of(S, who, v, n * sizeof *v);
+    MPI_Request r;
+    int rc = MPI_Iallreduce(MPI_IN_PLACE, buf, (int)n, MPI_DOUBLE, MPI_SUM,
+                            c->comm, &r);
+    if (rc != MPI_SUCCESS)
+        free(buf);
+    check(S, who, rc);
+    finish(S, c, who, r, buf, v, n * sizeof *v);
+}
+
+void vl_comm_bcast(VladState *S, const char *who, int root, void *data,
+                   size_t len)
+{
+    VlComm *c = usable(S, who);
+    if (c->size == 1 || len == 0)
+        return;
+    if (len > (size_t)INT32_MAX)
+        vl_except_runtime(S, VLAD_ERR_RUNTIME, "%s: a value of %zu bytes is "
+                          "too long (at most %d)", who, len, INT32_MAX);
+    void *buf = copy_of(S, who, data, len);
+    MPI_Request r;
+    int rc = MPI_Ibcast(buf, (int)len, MPI_BYTE, root, c->comm, &r);
+    if (rc != MPI_SUCCESS)
+        free(buf);
+    check(S, who, rc);
+    finish(S, c, who, r, buf, data, len);
+}
+
+void vl_comm_abort(VladState *S, int status)
+{
+    VlComm *c = S->comm;
+    if (c != NULL && c->joined && c->size > 1)
+        MPI_Abort(c->comm, status);
+}
+
+void vl_comm_close(VladState *S)
+{
+    VlComm *c = S->comm;
+    if (c == NULL)
+        return;
+    S->comm = NULL;
+    free_self(c);
+    int clean = 1;
+    if (c->joined) {
+        /* a send's receiver receives it, or the program is erroneous
+           (MPI): wait for them, but a vlad_interrupt ends the wait */
+        for (unsigned turn = 0; c->npending > 0; turn++) {
+            (void)reap(c);          /* a failed send is over too */
+            if (c->npending > 0 && S->interrupt) {
+                clean = 0;          /* their bytes stay: MPI owns them */
+                break;
+            }
+            if (c->npending > 0)
+                pause_turn(turn);
+        }
+        if (c->parked != MPI_REQUEST_NULL) {
+            int done = 0;
+            if (MPI_Test(&c->parked, &done, MPI_STATUS_IGNORE)
+                == MPI_SUCCESS && done)
+                free(c->parked_buf);
+            else
+                clean = 0;
+        }
+        if (clean)
+            MPI_Comm_free(&c->comm);
+        if (clean && c->owns_init)
+            MPI_Finalize();
+    }
+    free(c->req);
+    free(c->buf);
+    free(c);
+}
+
+#else   /* !HAVE_MPI: one rank; only messages to oneself */
+
+VladStatus vl_comm_join(VladState *S, const void *host_comm,
+                        const char **why)
+{
+    (void)S;
+    if (host_comm != NULL) {
+        *why = "vlad was built without MPI (configure --without-mpi)";
+        return VLAD_ERR_ARGUMENT;
+    }
+    return VLAD_OK;                 /* rank 0 of 1 */
+}
+
+void vl_comm_send(VladState *S, const char *who, int dest,
+                  const unsigned char *data, size_t len)
+{
+    (void)dest;                     /* 0: checked by the caller */
+    send_self(S, get(S, who), who, data, len);
+}
+
+unsigned char *vl_comm_recv(VladState *S, const char *who, int src,
+                            size_t *len)
+{
+    (void)src;
+    return recv_self(S, get(S, who), who, len);
+}
+
+void vl_comm_max(VladState *S, const char *who, int64_t *v, int n)
+{
+    (void)S, (void)who, (void)v, (void)n;
+}
+
+void vl_comm_sum(VladState *S, const char *who, double *v, size_t n)
+{
+    (void)S, (void)who, (void)v, (void)n;
+}
+
+void vl_comm_bcast(VladState *S, const char *who, int root, void *data,
+                   size_t len)
+{
+    (void)S, (void)who, (void)root, (void)data, (void)len;
+}
+
+void vl_comm_abort(VladState *S, int status)
+{
+    (void)S, (void)status;
+}
+
+void vl_comm_close(VladState *S)
+{
+    VlComm *c = S->comm;
+    if (c == NULL)
+        return;
+    S->comm = NULL;
+    free_self(c);
+    free(c);
+}
+
+#endif
