@@ -51,6 +51,7 @@ TESTS += %reldir%/run-differential.sh %reldir%/run-differential-spill.sh
 VLAD_GOLDEN_TESTS += \
 	%reldir%/regress/f3-nested-nonfinite.vlad \
 	%reldir%/regress/f7-cpj-negative-interval.vlad \
+	%reldir%/regress/f11-cancel-read-real.vlad \
 	%reldir%/regress/l1-checkpoint-inside-starj.vlad \
 	%reldir%/regress/l2-checkpoint-inside-cpj-starj.vlad
 AM_TESTS_ENVIRONMENT += $(FUZZ_ENV); \
