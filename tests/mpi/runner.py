@@ -13,7 +13,9 @@ Checks, for each P:
     when P > 1), a non-zero exit, and no hang: a procedure or a checkpoint
     sent, ranks out of range or not whole, collectives of different
     shapes or kinds on different ranks, an error on one rank while the
-    others wait in a receive, a receive from oneself with nothing sent,
+    others wait in a receive or after they have finished (they wait for
+    it at the end, where its abort stops them: not inside MPI_Finalize),
+    a send never received (the end gives up on it: exit 0), a receive from oneself with nothing sent,
     data that is not a tree of reals given to mpi-allreduce, a derivative
     or checkpoint-*j around communication (not implemented yet: refused);
   - kill -9 of one rank while all wait for messages: mpiexec ends with a
@@ -72,6 +74,15 @@ CASES = [
     ('error while others receive',
      '(if (= (mpi-rank) %s) (car 5) (mpi-recv %s))' % (LAST, LAST),
      lambda p: 'car: expected a pair, got 5'),
+    # the others have finished (and wait at the end) when it stops
+    ('error after the others finished',
+     "(define (loop n) (if (= n 0) 0 (loop (- n 1)))) "
+     "(if (= (mpi-rank) %s) (begin (loop 300000) (car 5)) 'done)" % LAST,
+     lambda p: 'car: expected a pair, got 5'),
+    # never received: the end does not wait for it for ever
+    ('a send never received',
+     '(if (= (mpi-rank) 0) (begin (mpi-send %s (iota 20000)) 1) 0)' % LAST,
+     lambda p: None),
     ('receive from oneself, nothing sent', '(mpi-recv (mpi-rank))',
      lambda p: 'the receive would wait forever'),
     ('allreduce of a symbol', "(mpi-allreduce (list 1 'a))",

@@ -38,6 +38,8 @@ struct VlComm {
     int owns_init;                  /* vlad called MPI_Init_thread */
     int broken;                     /* a collective was interrupted */
     MPI_Comm comm;
+    MPI_Comm end;                   /* the end's barrier only: no program's
+                                       collective can match it */
     MPI_Request *req;               /* sends not known to be complete */
     void **buf;                     /* and their bytes (malloc'd) */
     size_t npending, cap;
@@ -221,7 +223,13 @@ VladStatus vl_comm_join(VladState *S, const void *host_comm,
         *why = "MPI_Comm_dup failed";
         return VLAD_ERR_IO;
     }
+    if (MPI_Comm_dup(base, &c->end) != MPI_SUCCESS) {
+        MPI_Comm_free(&c->comm);
+        *why = "MPI_Comm_dup failed";
+        return VLAD_ERR_IO;
+    }
     MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(c->end, MPI_ERRORS_RETURN);
     MPI_Comm_rank(c->comm, &c->rank);
     MPI_Comm_size(c->comm, &c->size);
     c->joined = 1;
@@ -411,6 +419,31 @@ void vl_comm_abort(VladState *S, int status)
         MPI_Abort(c->comm, status);
 }
 
+/* Turns of pause_turn the end gives sends to complete once every program
+   is over (the first 256 only yield; then about a second in all). */
+#define END_TURNS (256 + 1000)
+
+/* The barrier of the end (vl_comm_close), polled as a receive is, reaping
+   completed sends meanwhile: 1 when every rank has reached it, 0 when an
+   interrupt or a failure ended the wait. */
+static int end_together(VladState *S, VlComm *c)
+{
+    MPI_Request end;
+    if (S->interrupt || MPI_Ibarrier(c->end, &end) != MPI_SUCCESS)
+        return 0;
+    for (unsigned turn = 0;; turn++) {
+        int done = 0;
+        (void)reap(c);
+        if (MPI_Test(&end, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return 0;
+        if (done)
+            return 1;
+        if (S->interrupt)
+            return 0;               /* the barrier stays with MPI */
+        pause_turn(turn);
+    }
+}
+
 void vl_comm_close(VladState *S)
 {
     VlComm *c = S->comm;
@@ -420,17 +453,28 @@ void vl_comm_close(VladState *S)
     free_self(c);
     int clean = 1;
     if (c->joined) {
-        /* a send's receiver receives it, or the program is erroneous
-           (MPI): wait for them, but a vlad_interrupt ends the wait */
-        for (unsigned turn = 0; c->npending > 0; turn++) {
+        /* The end is agreed on: no rank enters MPI_Finalize before every
+           rank has finished its program.  A rank that stops with an error
+           after another has finished then finds it here, in a wait that
+           its MPI_Abort ends (inside MPI_Finalize MPICH's abort never
+           returns, and the job would hang).  A vlad_interrupt (Ctrl-C,
+           SIGTERM) ends the wait too. */
+        if (c->size > 1 && c->parked == MPI_REQUEST_NULL)
+            clean = end_together(S, c);
+        /* Every program is over: a send received has completed or soon
+           will (its data is out); one still pending after about a second
+           was never received, and never will be (an erroneous program,
+           MPI): the end does not wait for it for ever. */
+        for (unsigned turn = 0; c->npending > 0 && turn < END_TURNS;
+             turn++) {
             (void)reap(c);          /* a failed send is over too */
-            if (c->npending > 0 && S->interrupt) {
-                clean = 0;          /* their bytes stay: MPI owns them */
-                break;
-            }
             if (c->npending > 0)
                 pause_turn(turn);
         }
+        /* never received: let go of; their bytes stay with MPI until it
+           is finalized */
+        for (size_t i = 0; i < c->npending; i++)
+            MPI_Request_free(&c->req[i]);
         if (c->parked != MPI_REQUEST_NULL) {
             int done = 0;
             if (MPI_Test(&c->parked, &done, MPI_STATUS_IGNORE)
@@ -439,10 +483,15 @@ void vl_comm_close(VladState *S)
             else
                 clean = 0;
         }
-        if (clean)
+        if (clean) {
             MPI_Comm_free(&c->comm);
-        if (clean && c->owns_init)
+            MPI_Comm_free(&c->end);
+        }
+        if (clean && c->owns_init) {
             MPI_Finalize();
+            for (size_t i = 0; i < c->npending; i++)
+                free(c->buf[i]);
+        }
     }
     free(c->req);
     free(c->buf);
@@ -495,6 +544,31 @@ void vl_comm_bcast(VladState *S, const char *who, int root, void *data,
 void vl_comm_abort(VladState *S, int status)
 {
     (void)S, (void)status;
+}
+
+/* Turns of pause_turn the end gives sends to complete once every program
+   is over (the first 256 only yield; then about a second in all). */
+#define END_TURNS (256 + 1000)
+
+/* The barrier of the end (vl_comm_close), polled as a receive is, reaping
+   completed sends meanwhile: 1 when every rank has reached it, 0 when an
+   interrupt or a failure ended the wait. */
+static int end_together(VladState *S, VlComm *c)
+{
+    MPI_Request end;
+    if (S->interrupt || MPI_Ibarrier(c->end, &end) != MPI_SUCCESS)
+        return 0;
+    for (unsigned turn = 0;; turn++) {
+        int done = 0;
+        (void)reap(c);
+        if (MPI_Test(&end, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return 0;
+        if (done)
+            return 1;
+        if (S->interrupt)
+            return 0;               /* the barrier stays with MPI */
+        pause_turn(turn);
+    }
 }
 
 void vl_comm_close(VladState *S)
