@@ -546,31 +546,6 @@ void vl_comm_abort(VladState *S, int status)
     (void)S, (void)status;
 }
 
-/* Turns of pause_turn the end gives sends to complete once every program
-   is over (the first 256 only yield; then about a second in all). */
-#define END_TURNS (256 + 1000)
-
-/* The barrier of the end (vl_comm_close), polled as a receive is, reaping
-   completed sends meanwhile: 1 when every rank has reached it, 0 when an
-   interrupt or a failure ended the wait. */
-static int end_together(VladState *S, VlComm *c)
-{
-    MPI_Request end;
-    if (S->interrupt || MPI_Ibarrier(c->end, &end) != MPI_SUCCESS)
-        return 0;
-    for (unsigned turn = 0;; turn++) {
-        int done = 0;
-        (void)reap(c);
-        if (MPI_Test(&end, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-            return 0;
-        if (done)
-            return 1;
-        if (S->interrupt)
-            return 0;               /* the barrier stays with MPI */
-        pause_turn(turn);
-    }
-}
-
 void vl_comm_close(VladState *S)
 {
     VlComm *c = S->comm;
