@@ -81,6 +81,7 @@ int vl_comm_size(VladState *S)
     return S->comm == NULL ? 1 : S->comm->size;
 }
 
+#ifdef HAVE_MPI           /* the waits of messages between ranks */
 static VL_NORETURN void interrupted(VladState *S, const char *who,
                                     const char *what)
 {
@@ -102,6 +103,7 @@ static void pause_turn(unsigned turn)
     struct timespec ts = {0, ns};
     nanosleep(&ts, NULL);
 }
+#endif
 
 static void send_self(VladState *S, VlComm *c, const char *who,
                       const unsigned char *data, size_t len)
