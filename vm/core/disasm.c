@@ -35,15 +35,9 @@ static void addf(StrBuf *b, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    char *text = vl_gc_vformat(fmt, ap);
     va_end(ap);
-    if (n <= 0)
-        return;
-    char *buf = vl_gc_alloc_atomic((size_t)n + 1);
-    va_start(ap, fmt);
-    vsnprintf(buf, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    vl_strbuf_add(b, buf, (size_t)n);
+    vl_strbuf_adds(b, text);
 }
 
 /* Constant k of p: the global cell a GETGLOBAL/DEFGLOBAL names (VT_RAW:

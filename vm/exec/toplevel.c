@@ -418,15 +418,13 @@ static void list_form(VladState *S, const TopForm *f, RunCtx *ctx,
         if (id >= 0)
             rs->defined |= (uint64_t)1 << id;
     }
-    StrBuf b, label;
+    StrBuf b;
     vl_strbuf_init(&b);
-    vl_strbuf_init(&label);
-    char n[16];
-    snprintf(n, sizeof n, "%u", (unsigned)++rs->listed);
-    vl_strbuf_adds(&label, n);
+    char label[16];
+    snprintf(label, sizeof label, "%u", (unsigned)++rs->listed);
     if (rs->listed > 1)
         vl_strbuf_adds(&b, "\n");
-    vl_disasm_proto(S, &b, p, label.data);
+    vl_disasm_proto(S, &b, p, label);
     vl_state_write(S, b.data, b.len);
 }
 
