@@ -16,8 +16,9 @@ Checks, for each P:
     others wait in a receive or after they have finished (they wait for
     it at the end, where its abort stops them: not inside MPI_Finalize),
     a send never received (the end gives up on it: exit 0), a receive from oneself with nothing sent,
-    data that is not a tree of reals given to mpi-allreduce, a derivative
-    or checkpoint-*j around communication (not implemented yet: refused);
+    data that is not a tree of reals given to mpi-allreduce, a tangent or
+    a tape node arriving outside the matching j* or *j, *j around a
+    collective on some ranks only;
   - kill -9 of one rank while all wait for messages: mpiexec ends with a
     non-zero status and no rank is left behind (P > 1).
 Every run has a generous timeout (TIMEOUT seconds, scaled by
@@ -88,12 +89,30 @@ CASES = [
     ('allreduce of a symbol', "(mpi-allreduce (list 1 'a))",
      lambda p: 'mpi-allreduce: expected a real or a list or tuple tree of '
                'reals, got (1 a)'),
-    ('a derivative sent', '(derivative (lambda (x) (mpi-send 0 x)) 1)',
-     lambda p: 'mpi-send: a real that carries a derivative'),
-    ('communication in checkpoint-*j',
-     '(checkpoint-*j (lambda (x) (mpi-allreduce x)) 1 1)',
-     lambda p: 'mpi-allreduce: communication inside checkpoint-*j needs '
-               'receive logging'),
+    ('a derivative sent to oneself',
+     '(derivative (lambda (x) (begin (mpi-send (mpi-rank) (* x x)) '
+     '(mpi-recv (mpi-rank)))) 3)',
+     lambda p: None),
+    ('a tangent arrives outside j*',
+     '(if (= (mpi-rank) 0) (derivative (lambda (x) (mpi-send %s x)) 1) '
+     '(mpi-recv 0))' % LAST,
+     lambda p: None if p == 1 else
+     'mpi-recv: rank 0 sent a value with reals inside j* (outermost '
+     'first); it arrived at rank %d outside j* and *j' % (p - 1)),
+    ('a tape node arrives outside *j',
+     '(if (= (mpi-rank) 0) (*j (lambda (x) (mpi-send %s x)) 1 1) '
+     '(mpi-recv 0))' % LAST,
+     lambda p: '*j (the adjoint of mpi-send): no message from rank 0 (this '
+               'rank itself) is waiting' if p == 1 else
+     'mpi-recv: rank 0 sent a value with reals inside *j'),
+    ('*j around a collective on one rank only',
+     '(if (= (mpi-rank) 0) (*j (lambda (x) (mpi-allreduce x)) 1 1) '
+     '(mpi-allreduce 1))',
+     lambda p: None if p == 1 else
+     "mpi-allreduce: the ranks' values have different shapes"),
+    ('checkpoint-*j around a collective',
+     '(checkpoint-*j (lambda (x) (mpi-allreduce (* x x))) 1 1)',
+     lambda p: None),
 ]
 
 

@@ -21,6 +21,7 @@
 #include "config.h"
 #include "vm/ad/ad.h"
 #include "vm/ad/adfast.h"
+#include "vm/ad/admsg.h"
 #include "vm/ad/adsweep.h"
 #include "vm/core/contseg.h"
 
@@ -251,6 +252,7 @@ static void new_chunk(VladState *S, AdFrame *f)
     nc->compact_tag = f->tag;
     nc->cap = cap;
     nc->general = c != NULL && c->general;
+    nc->comms_any = c != NULL && c->comms_any;
     S->tape_bytes += chunk_bytes(cap) + sizeof *nc;
     if (nc->base > VL_TAPE_INDEX_MASK - 4 - cap)
         vl_except_runtime(S, VLAD_ERR_MEMORY,
@@ -946,6 +948,11 @@ static void extend_copy(VladState *S, TagCtx *c, const TapeChunk *a,
     for (uint32_t j = nc->used; j < limit; j++) {
         Value pa, da[2], pb, db[2];
         uint32_t p[2], q[2];
+        if (a->slots[j].parent == VL_TAPE_COMM) {   /* a record, as it is */
+            nc->slots[j] = a->slots[j];
+            nc->used = j + 1;
+            continue;
+        }
         int n = slot_parts(a, j, &pa, da, p);
         uint32_t jb;
         const TapeChunk *tb = span_slot(b, nb, a->base + j, &jb);
@@ -1197,10 +1204,45 @@ static void backprop(VladState *S, Value *sens, const TapeChunk *c,
    plain: sensitivities are doubles, in segments (vm/ad/adsweep.c).  Returns
    0 (having done nothing that matters) when a cotangent leaf is not
    plain. */
+/* The sensitivities of the sweeps, for the adjoint communication of a
+   record (vm/ad/admsg.c). */
+static Value plain_get(VladState *S, void *ctx, uint32_t i)
+{
+    (void)S;
+    return vl_num(*vl_adsweep_sens(ctx, i));
+}
+
+static void plain_add(VladState *S, void *ctx, uint32_t i, Value v)
+{
+    if (v.tag != VT_NUM)        /* (no invocation is active: see below) */
+        vl_except_runtime(S, VLAD_ERR_RUNTIME, "*j: a cotangent that "
+                          "carries a derivative arrived in a plain sweep");
+    *vl_adsweep_sens(ctx, i) += v.as.num;
+}
+
+static void plain_comm(VladState *S, VlSweep *sw, const TapeSlot *t,
+                       uint32_t r)
+{
+    VlAdjointIO io = {plain_get, plain_add, sw};
+    vl_admsg_adjoint(S, t, r, &io);
+}
+
+static Value general_get(VladState *S, void *ctx, uint32_t i)
+{
+    (void)S;
+    Value v = ((Value *)ctx)[i];
+    return v.tag == VT_UNDEF ? vl_num(0) : v;
+}
+
+static void general_add(VladState *S, void *ctx, uint32_t i, Value v)
+{
+    accumulate(S, &((Value *)ctx)[i], v);
+}
+
 static int sweep_plain(VladState *S, TagCtx *c, Value y, Value ybar,
                        const TapeChunk *chunk, uint32_t n)
 {
-    c->sw = vl_adsweep_begin(chunk, n);
+    c->sw = vl_adsweep_begin(chunk, n, S, plain_comm);
     ad_zip(S, y, ybar, leaf_seed, c, "*j", "cotangent");
     if (c->nonplain) {
         vl_adsweep_end(c->sw);
@@ -1219,8 +1261,11 @@ Value vl_ad_starj_result(VladState *S, int64_t tag, Value xnodes, Value y,
     TagCtx c = {.tag = tag, .count = count};
     Value primal;
     /* fails only on a cotangent leaf that is not plain: the general sweep
-       follows */
+       follows.  A tape that communicated is swept plainly only when no
+       invocation is active around it: then the cotangents that arrive
+       are plain too. */
     if ((chunk == NULL || !chunk->general)
+        && (chunk == NULL || !chunk->comms_any || S->nad == 0)
         && sweep_plain(S, &c, y, ybar, chunk, n)) {
         Value xbar = ad_map(S, xnodes, leaf_extract, &c);
         primal = ad_map(S, y, leaf_primal, &c);
@@ -1231,8 +1276,14 @@ Value vl_ad_starj_result(VladState *S, int64_t tag, Value xnodes, Value y,
     ad_zip(S, y, ybar, leaf_seed, &c, "*j", "cotangent");
     for (; chunk != NULL; n = chunk->prev_n, chunk = chunk->prev) {
         Value *sens = c.sens + chunk->base;
+        VlAdjointIO io = {general_get, general_add, c.sens};
         for (uint32_t k = n; k-- > 0;) {
             Value s = sens[k];
+            if (VL_UNLIKELY(chunk->comms)
+                && chunk->slots[k].parent == VL_TAPE_COMM) {
+                vl_admsg_adjoint(S, &chunk->slots[k], chunk->base + k, &io);
+                continue;
+            }
             /* a zero sensitivity is propagated all the same: skipping it
                when it is a plain 0 but not when it is a perturbed real
                whose value is 0 would record nodes on an enclosing tape in
@@ -1477,4 +1528,55 @@ static Value leaf_relabel(VladState *S, Value y, Value bar, void *ud)
 Value vl_ad_relabel(VladState *S, VlRelabel *r, Value v)
 {
     return vl_walk_map(S, v, leaf_relabel, r);
+}
+
+/* ===== Reals through messages (vm/ad/admsg.c) ===== */
+
+Value vl_ad_msg_below(VladState *S, const AdFrame *f, Value v,
+                      Value *tangent)
+{
+    (void)S;
+    if (!f->reverse) {
+        if (v.tag == VT_DUAL && dual_tag(v) == f->tag) {
+            *tangent = dual_tangent(v);
+            return dual_primal(v);
+        }
+        tangent->tag = VT_UNDEF;
+        return v;
+    }
+    if (v.tag == VT_TAPE && tag_of(v) == f->tag)
+        return primal_at(v, 1);
+    return v;
+}
+
+Value vl_ad_msg_dual(VladState *S, const AdFrame *f, Value primal,
+                     Value tangent)
+{
+    return make_dual(S, f->tag, primal, tangent);
+}
+
+Value vl_ad_msg_node(VladState *S, const AdFrame *f, Value v, Value below)
+{
+    if (v.tag == VT_TAPE && tag_of(v) == f->tag) {
+        Value one = vl_num(1);
+        return make_node(S, f->tag, below, 1, &v, &one, VL_RULE_ONE);
+    }
+    return make_node(S, f->tag, below, 0, NULL, NULL, VL_RULE_EXPLICIT);
+}
+
+void vl_ad_msg_record(VladState *S, AdFrame *f, int kind, int peer,
+                      uint32_t m)
+{
+    TapeChunk *c = f->chunk;
+    if (c == NULL || c->used != f->n || c->used >= c->cap) {
+        new_chunk(S, f);
+        c = f->chunk;
+    }
+    TapeSlot *t = &c->slots[f->n];
+    t->primal = peer;
+    t->parent = VL_TAPE_COMM;
+    t->parent1 = (uint32_t)kind << VL_MSG_KIND_SHIFT | m;
+    c->comms = c->comms_any = 1;
+    S->tape_nodes++;
+    c->used = ++f->n;
 }

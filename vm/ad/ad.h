@@ -82,6 +82,22 @@ VL_INTERNAL Value vl_ad_starj_result(VladState *S, int64_t tag, Value xnodes,
                                      Value y, Value ybar, TapeChunk *chunk,
                                      uint32_t n);
 
+/* Reals through messages (vm/ad/admsg.c), one invocation f of S->ad at
+   a time, innermost first.  vl_ad_msg_below: v's part below f: a dual of
+   f, its primal (its tangent in *tangent; VT_UNDEF when v is no dual of
+   f); a node of f's tape, its primal; else v.  vl_ad_msg_dual: a dual of
+   f.  vl_ad_msg_node: a node of f's tape whose primal is 'below' (v's):
+   a copy of v (partial 1) when v is a node of that tape, else a leaf.
+   vl_ad_msg_record: a communication record on f's tape (vm/ad/tape.h). */
+VL_INTERNAL Value vl_ad_msg_below(VladState *S, const AdFrame *f, Value v,
+                                  Value *tangent);
+VL_INTERNAL Value vl_ad_msg_dual(VladState *S, const AdFrame *f,
+                                 Value primal, Value tangent);
+VL_INTERNAL Value vl_ad_msg_node(VladState *S, const AdFrame *f, Value v,
+                                 Value below);
+VL_INTERNAL void vl_ad_msg_record(VladState *S, AdFrame *f, int kind,
+                                  int peer, uint32_t m);
+
 /* Fresh tags for a resumed execution (vm/ad/ad.c): a relabeling replaces
    tags 'from' by 'to' in reals, tapes and whole values (a checkpoint,
    walked by vm/ad/walk.c); what it does not change is kept as it is. */

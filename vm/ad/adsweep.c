@@ -28,6 +28,7 @@ typedef struct Entry {
     uint32_t next_spare;    /* the next entry with a spare of its class */
     unsigned cls;           /* its segments hold 2^cls + 2 doubles */
     int keep;               /* a leaf's sensitivity is in sens */
+    int comms;              /* communication records may be in it */
 } Entry;
 
 #define NO_ENTRY UINT32_MAX
@@ -49,6 +50,8 @@ struct VlSweep {
     uint32_t hit;           /* the entry found last */
     uint32_t primal_hit;    /* the entry found last for a primal */
     uint32_t spares[CLASSES];   /* by class: an entry holding a spare */
+    VladState *S;               /* for the records' adjoint communication */
+    VlSweepComm comm;
 };
 
 /* The class of a chunk of n slots: segments of 2^cls + 2 doubles, the
@@ -63,9 +66,12 @@ static unsigned class_of(uint32_t n)
     return k;
 }
 
-VlSweep *vl_adsweep_begin(const TapeChunk *chunk, uint32_t n)
+VlSweep *vl_adsweep_begin(const TapeChunk *chunk, uint32_t n, VladState *S,
+                          VlSweepComm comm)
 {
     VlSweep *sw = vl_gc_alloc(sizeof *sw);
+    sw->S = S;
+    sw->comm = comm;
     uint32_t k = 0;
     for (const TapeChunk *c = chunk; c != NULL; c = c->prev)
         k++;
@@ -83,6 +89,7 @@ VlSweep *vl_adsweep_begin(const TapeChunk *chunk, uint32_t n)
         e->next_spare = NO_ENTRY;
         e->cls = class_of(n);
         e->keep = 0;
+        e->comms = c->comms;
     }
     /* the pages: indices are contiguous from chunk to chunk */
     uint32_t end = sw->nchunks ? sw->dir[sw->nchunks - 1].base
@@ -182,8 +189,11 @@ void vl_adsweep_run(VlSweep *sw)
 {
     for (uint32_t k = sw->nchunks; k-- > 0;) {
         Entry *e = &sw->dir[k];
-        if (e->sens == NULL)    /* nothing to propagate from this chunk */
-            continue;
+        if (e->sens == NULL) {  /* nothing to propagate from this chunk */
+            if (!e->comms)      /* (a record sends its zeros all the same) */
+                continue;
+            (void)segment(sw, e);
+        }
         double *s0 = e->sens;
         const TapeSlot *t0 = e->slots;
         uint32_t base = e->base;
@@ -207,9 +217,18 @@ void vl_adsweep_run(VlSweep *sw)
                 carried = 0;
             }
             /* a slot holding a partial (VL_TAPE_CONT) is never a
-               parent: its sensitivity stays 0 */
-            if (s == 0)
+               parent: its sensitivity stays 0; nor is a communication
+               record, whose adjoint communication is performed here,
+               when the sweep has passed every use of the nodes it names
+               (vm/ad/admsg.h) */
+            if (s == 0) {
+                if (VL_UNLIKELY(e->comms)
+                    && t0[j].parent == VL_TAPE_COMM) {
+                    sw->comm(sw->S, sw, &t0[j], base + j);
+                    s0 = e->sens;       /* (still this chunk's segment) */
+                }
                 continue;
+            }
             uint32_t p[2];
             double d[2];
             swept.limit = base + j;

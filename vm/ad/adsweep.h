@@ -14,8 +14,15 @@
 
 typedef struct VlSweep VlSweep;
 
+/* What the sweep does at a communication record t (tape index r): its
+   adjoint communication (vm/ad/admsg.h), reading and adding to the
+   sensitivities through vl_adsweep_sens. */
+typedef void (*VlSweepComm)(VladState *S, VlSweep *sw, const TapeSlot *t,
+                            uint32_t r);
+
 /* The sweep of the all-compact tape (chunk, n). */
-VL_INTERNAL VlSweep *vl_adsweep_begin(const TapeChunk *chunk, uint32_t n);
+VL_INTERNAL VlSweep *vl_adsweep_begin(const TapeChunk *chunk, uint32_t n,
+                                      VladState *S, VlSweepComm comm);
 /* The sensitivity of node i (a node of the tape), zero until seeded or
    swept into; after vl_adsweep_run, that of a leaf (a node with no
    parent). */

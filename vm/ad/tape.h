@@ -49,6 +49,20 @@ enum {
 VL_MATH2(VL_MATH2_TAPED_FIRST4_)
 #undef VL_MATH2_TAPED_FIRST4_
 
+/* A communication record (a slot whose parent is VL_TAPE_COMM,
+   vm/ad/admsg.h): 'primal' is the peer rank, parent1 the kind <<
+   VL_MSG_KIND_SHIFT | m; the nodes it concerns are the m (the inputs and
+   outputs of a collective: 2m) before it on its tape. */
+enum {
+    VL_MSG_SEND = 1,        /* m copies of the reals sent */
+    VL_MSG_RECV,            /* m leaves: the reals received */
+    VL_MSG_ALLREDUCE,       /* m copies of the inputs, m leaves: the sums */
+    VL_MSG_BCAST_ROOT,      /* the root: m copies of its value, m leaves */
+    VL_MSG_BCAST            /* the others: m leaves */
+};
+#define VL_MSG_KIND_SHIFT 28
+#define VL_MSG_COUNT_MAX ((1u << VL_MSG_KIND_SHIFT) - 1)
+
 /* Whether d is a float exactly (bit for bit, once widened again: the
    conversions keep the sign of a zero and infinities).  A NaN is not. */
 static inline int vl_tape_is_float(double d)
@@ -214,7 +228,8 @@ static inline int vl_tape_decode(const TapeSlot *t, uint32_t *p, double *d,
         d[1] = t[2].primal;
         return 2;
     default:
-        if (p0 >= VL_TAPE_CONT) {               /* a leaf (or general) */
+        if (p0 >= VL_TAPE_COMM) {   /* a leaf (or general, or a
+                                       communication record) */
             p[0] = p[1] = VL_TAPE_NONE;
             d[0] = d[1] = 0;
             return p0 == VL_TAPE_CONT ? -1 : 0;

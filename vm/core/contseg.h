@@ -197,6 +197,8 @@ static inline void vl_contseg_present(VladState *S, const Checkpoint *k)
    checkpoint writes them by this kind (vm/persist/ckptsave.c). */
 #define VL_RAW_LOG_LIST 1u
 #define VL_RAW_LOG 2u
+/* A message logged (an entry's value: a MsgLogged, vm/core/state.h) */
+#define VL_RAW_MSG 3u
 
 /* The effect log while the first run records: a list, newest first. */
 typedef struct LogEntry {
@@ -205,11 +207,14 @@ typedef struct LogEntry {
     struct LogEntry *next;
 } LogEntry;
 
-/* Finished: sorted by position. */
+/* Finished: sorted by position (messages: several at one position, in
+   the order received). */
 typedef struct Log {
     size_t n;
     int64_t *pos;
     Value *values;
+    size_t first_nad;       /* the AD invocations below the first run */
+    int pilot;              /* a pilot's copy: its re-execution measures */
 } Log;
 
 /* A raw value of kind 'aux' with pointer p. */

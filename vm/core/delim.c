@@ -197,6 +197,8 @@ void vl_delim_push_seg(VladState *S, size_t frame, int64_t anchor,
     e->anchor = anchor;
     e->replay = replay;
     e->log = log;
+    e->cursor_pos = -1;
+    e->cursor = 0;
 }
 
 void vl_delim_pop_segs(VladState *S, size_t frame)

@@ -231,6 +231,9 @@ typedef struct PlainDual {
 #define VL_TAPE_NONE 0xFFFFFFFFu        /* no parent */
 #define VL_TAPE_GENERAL 0xFFFFFFFEu     /* parent of a general slot */
 #define VL_TAPE_CONT 0xFFFFFFFDu        /* parent of a partial's slot */
+#define VL_TAPE_COMM 0xFFFFFFFCu        /* parent of a communication
+                                           record (vm/ad/admsg.h): a leaf
+                                           to everything but the sweeps */
 /* Tape indices are below 2^30: the top two bits of a compact node's
    'parent' say how its partials are found (its class). */
 #define VL_TAPE_INDEX_BITS 30
@@ -291,6 +294,9 @@ typedef struct TapeChunk {
     uint32_t conts;         /* VL_TAPE_CONT slots in slots[0 .. used) */
     uint32_t conts_before;  /* and on the tape before slots[0] */
     int general;            /* a general node is in this chunk or before */
+    int comms;              /* a communication record (VL_TAPE_COMM) is
+                               in this chunk, */
+    int comms_any;          /* in this chunk or before */
     int managed;            /* slots from vl_gc_alloc_managed, not yet
                                handed to the collector (vl_ad_release_tape) */
 } TapeChunk;

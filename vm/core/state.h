@@ -71,6 +71,8 @@ typedef struct CpjSeg {
     int64_t anchor;         /* position of a step = steps now - anchor */
     int replay;             /* 0: the first run, recording */
     Value log;              /* replay: the finished log (VT_RAW) */
+    int64_t cursor_pos;     /* replay: the position of the last entry */
+    size_t cursor;          /* read, and its index (-1: none yet) */
 } CpjSeg;
 
 /* A protected call in progress (vm/core/except.c). */
@@ -127,6 +129,46 @@ typedef struct SpillHooks {
        a record that is lost or damaged raises VLAD_ERR_IO */
     void (*bring_back)(VladState *S, struct Checkpoint *k);
 } SpillHooks;
+
+/* checkpoint-*j's log of messages (receive logging: doc/parallel.md).
+   vm/cpj/cpjlog.c fills S->msglog_hooks when the state opens; the
+   communication of vm/ad/admsg.c, below it, asks through them whether a
+   re-execution runs (then it does not communicate: receives return what
+   the first run logged, sends are not repeated) and records what the
+   first runs receive.  Part of checkpoint-*j's interface (vm/cpj/cpj.h). */
+typedef struct MsgLogged {
+    const unsigned char *data;      /* the message received (a collective:
+                                       its result), */
+    size_t len;
+    Value *floor;                   /* and its reals as they were at the
+                                       floor of the segment that logged it
+                                       (the AD invocations below it) */
+    size_t nfloor;
+} MsgLogged;
+
+typedef struct MsgReplay {
+    size_t first;                   /* the AD invocations below the
+                                       replaying segment in its first run */
+    size_t floor;                   /* and now: [first, floor) are the
+                                       re-execution's own (a base case's
+                                       *j) */
+    int pilot;                      /* the re-execution only measures:
+                                       those record nothing */
+} MsgReplay;
+
+typedef struct MsgLogHooks {
+    /* 1 and the innermost replaying segment's view when a re-execution
+       runs; 0 when messages are real */
+    int (*replaying)(VladState *S, MsgReplay *r);
+    /* the message the first run logged at this point of the re-execution
+       (an error naming 'who' when there is none) */
+    const MsgLogged *(*replay)(VladState *S, const char *who);
+    /* the segments that record (first runs, above the replaying one):
+       their number, and the first 'cap' of their floors, innermost last */
+    size_t (*recorders)(VladState *S, size_t *floors, size_t cap);
+    /* log m in recorder k (0: the outermost that records) */
+    void (*record)(VladState *S, size_t k, const MsgLogged *m);
+} MsgLogHooks;
 
 struct VladState {
     VlSymtab *syms;                 /* interned names */
@@ -256,6 +298,7 @@ struct VladState {
     void (*warn)(void *userdata, const char *text);
     void *warn_userdata;
     SpillHooks spill_hooks;         /* filled by vm/persist/spill.c (above) */
+    MsgLogHooks msglog_hooks;       /* filled by vm/cpj/cpjlog.c (above) */
     struct Spill *spill;            /* vm/persist/spill.c; NULL: none yet */
     void *run_stack;                /* vm/exec/toplevel.c: the texts being run
                                        (RunFrame), innermost last; NULL

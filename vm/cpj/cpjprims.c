@@ -17,6 +17,7 @@
 #include "vm/core/object.h"
 #include "vm/core/print.h"
 #include "vm/cpj/cpjfirst.h"
+#include "vm/cpj/cpjlog.h"
 #include "vm/cpj/cpjplan.h"
 #include "vm/cpj/cpjstats.h"
 #include "vm/cpj/cpjstrat.h"
@@ -80,6 +81,14 @@ static Value p_advancer(VladState *S, Value *args)
     vl_cpj_step_count(S, args[2]);
     Value free[4] = {args[0], args[1], args[2], S->advance_value};
     return make_segment(S, CTL_SEG_ADV, 4, free);
+}
+
+/* (%cpj-pilot-log log): the log of a pilot's re-execution (it measures
+   a tape and communicates nothing: vm/cpj/cpjlog.h). */
+static Value p_pilot_log(VladState *S, Value *args)
+{
+    check_log(S, args[0]);
+    return vl_cpj_pilot_log(S, args[0]);
 }
 
 /* A base (>= 1) argument. */
@@ -243,6 +252,7 @@ static Value p_release(VladState *S, Value *args)
 static const PrimInfo cpj_prims[] = {
     {"%cpj-runner", p_runner, 2, -1},
     {"%cpj-advancer", p_advancer, 3, -1},
+    {"%cpj-pilot-log", p_pilot_log, 1, -1},
     {"%cpj-leaf?", p_leafp, 2, -1},
     {"%cpj-check-cotangent", p_check_cotangent, 2, -1},
     {"%cpj-pilot-steps", p_pilot_steps, 1, -1},

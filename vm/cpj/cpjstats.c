@@ -4,6 +4,7 @@
  * progress reports (see vm/cpj/cpjstats.h)
  */
 #include "config.h"
+#include "vm/cpj/cpjlog.h"
 #include "vm/cpj/cpjstats.h"
 
 #include "vm/ad/walk.h"
@@ -26,6 +27,7 @@ void vl_cpj_init(VladState *S)
     S->cpj = vl_gc_alloc(sizeof *S->cpj);
     S->cpj->strategy = vl_cpj_default();
     S->cpj->open_mark = -1;
+    vl_cpj_msglog_init(S);
 }
 
 /* The outermost run under spill=DIR has ended (or was abandoned): the

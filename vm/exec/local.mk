@@ -4,6 +4,7 @@
 
 libvlad_core_la_SOURCES += \
 	%reldir%/autosave.c %reldir%/autosave.h \
+	%reldir%/mpiprims.c %reldir%/mpiprims.h \
 	%reldir%/prims.c %reldir%/prims.h \
 	%reldir%/toplevel.c %reldir%/toplevel.h \
 	%reldir%/vm.c %reldir%/vm.h

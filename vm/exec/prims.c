@@ -23,7 +23,7 @@
 #include "vm/core/except.h"
 #include "vm/core/print.h"
 #include "vm/core/stdinwait.h"
-#include "vm/mpi/mpiprims.h"
+#include "vm/exec/mpiprims.h"
 
 /* ===== Argument checks ===== */
 

@@ -32,7 +32,8 @@ typedef struct SelfMsg {
 
 struct VlComm {
     int rank, size;
-    SelfMsg *head, *tail;           /* messages to oneself, oldest first */
+    SelfMsg *head[VL_COMM_CHANNELS];   /* messages to oneself, oldest */
+    SelfMsg *tail[VL_COMM_CHANNELS];   /* first, by channel */
 #ifdef HAVE_MPI
     int joined;                     /* 'comm' is ours (MPI_Comm_dup) */
     int owns_init;                  /* vlad called MPI_Init_thread */
@@ -48,7 +49,8 @@ struct VlComm {
 #endif
 };
 
-/* vlad's messages between ranks (the communicator is vlad's own) */
+/* vlad's messages between ranks (the communicator is vlad's own): the
+   tag of channel ch is MSG_TAG + ch */
 #define MSG_TAG 1
 
 static VL_NORETURN void no_memory(VladState *S, const char *who)
@@ -105,7 +107,7 @@ static void pause_turn(unsigned turn)
 }
 #endif
 
-static void send_self(VladState *S, VlComm *c, const char *who,
+static void send_self(VladState *S, VlComm *c, const char *who, int ch,
                       const unsigned char *data, size_t len)
 {
     SelfMsg *m = malloc(sizeof *m + len);
@@ -114,17 +116,17 @@ static void send_self(VladState *S, VlComm *c, const char *who,
     m->next = NULL;
     m->len = len;
     memcpy(m->data, data, len);
-    if (c->tail != NULL)
-        c->tail->next = m;
+    if (c->tail[ch] != NULL)
+        c->tail[ch]->next = m;
     else
-        c->head = m;
-    c->tail = m;
+        c->head[ch] = m;
+    c->tail[ch] = m;
 }
 
 static unsigned char *recv_self(VladState *S, VlComm *c, const char *who,
-                                size_t *len)
+                                int ch, size_t *len)
 {
-    SelfMsg *m = c->head;
+    SelfMsg *m = c->head[ch];
     if (m == NULL)
         vl_except_runtime(S, VLAD_ERR_RUNTIME,
                           "%s: no message from rank %d (this rank itself) "
@@ -133,21 +135,23 @@ static unsigned char *recv_self(VladState *S, VlComm *c, const char *who,
     unsigned char *out = vl_gc_alloc_atomic(m->len > 0 ? m->len : 1);
     memcpy(out, m->data, m->len);
     *len = m->len;
-    c->head = m->next;
-    if (c->head == NULL)
-        c->tail = NULL;
+    c->head[ch] = m->next;
+    if (c->head[ch] == NULL)
+        c->tail[ch] = NULL;
     free(m);
     return out;
 }
 
 static void free_self(VlComm *c)
 {
-    while (c->head != NULL) {
-        SelfMsg *m = c->head;
-        c->head = m->next;
-        free(m);
+    for (int ch = 0; ch < VL_COMM_CHANNELS; ch++) {
+        while (c->head[ch] != NULL) {
+            SelfMsg *m = c->head[ch];
+            c->head[ch] = m->next;
+            free(m);
+        }
+        c->tail[ch] = NULL;
     }
-    c->tail = NULL;
 }
 
 #ifdef HAVE_MPI
@@ -261,12 +265,12 @@ static int reap(VlComm *c)
     return failed;
 }
 
-void vl_comm_send(VladState *S, const char *who, int dest,
+void vl_comm_send(VladState *S, const char *who, int ch, int dest,
                   const unsigned char *data, size_t len)
 {
     VlComm *c = usable(S, who);
     if (dest == c->rank) {
-        send_self(S, c, who, data, len);
+        send_self(S, c, who, ch, data, len);
         return;
     }
     if (len > (size_t)INT32_MAX)
@@ -290,7 +294,8 @@ void vl_comm_send(VladState *S, const char *who, int dest,
         no_memory(S, who);
     memcpy(copy, data, len);
     MPI_Request r;
-    int rc = MPI_Isend(copy, (int)len, MPI_BYTE, dest, MSG_TAG, c->comm, &r);
+    int rc = MPI_Isend(copy, (int)len, MPI_BYTE, dest, MSG_TAG + ch, c->comm,
+                       &r);
     if (rc != MPI_SUCCESS)
         free(copy);
     check(S, who, rc);
@@ -298,17 +303,18 @@ void vl_comm_send(VladState *S, const char *who, int dest,
     c->buf[c->npending++] = copy;
 }
 
-unsigned char *vl_comm_recv(VladState *S, const char *who, int src,
+unsigned char *vl_comm_recv(VladState *S, const char *who, int ch, int src,
                             size_t *len)
 {
     VlComm *c = usable(S, who);
     if (src == c->rank)
-        return recv_self(S, c, who, len);
+        return recv_self(S, c, who, ch, len);
     MPI_Message msg;
     MPI_Status st;
     for (unsigned turn = 0;; turn++) {
         int found = 0;
-        check(S, who, MPI_Improbe(src, MSG_TAG, c->comm, &found, &msg, &st));
+        check(S, who, MPI_Improbe(src, MSG_TAG + ch, c->comm, &found, &msg,
+                                      &st));
         if (found)
             break;
         if (S->interrupt) {
@@ -513,18 +519,18 @@ VladStatus vl_comm_join(VladState *S, const void *host_comm,
     return VLAD_OK;                 /* rank 0 of 1 */
 }
 
-void vl_comm_send(VladState *S, const char *who, int dest,
+void vl_comm_send(VladState *S, const char *who, int ch, int dest,
                   const unsigned char *data, size_t len)
 {
     (void)dest;                     /* 0: checked by the caller */
-    send_self(S, get(S, who), who, data, len);
+    send_self(S, get(S, who), who, ch, data, len);
 }
 
-unsigned char *vl_comm_recv(VladState *S, const char *who, int src,
+unsigned char *vl_comm_recv(VladState *S, const char *who, int ch, int src,
                             size_t *len)
 {
     (void)src;
-    return recv_self(S, get(S, who), who, len);
+    return recv_self(S, get(S, who), who, ch, len);
 }
 
 void vl_comm_max(VladState *S, const char *who, int64_t *v, int n)

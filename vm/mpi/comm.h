@@ -46,14 +46,21 @@ VL_INTERNAL VladStatus vl_comm_join(VladState *S, const void *host_comm,
 VL_INTERNAL int vl_comm_rank(VladState *S);
 VL_INTERNAL int vl_comm_size(VladState *S);
 
-/* Send 'len' bytes to rank 'dest' (0 <= dest < size); returns at once. */
-VL_INTERNAL void vl_comm_send(VladState *S, const char *who, int dest,
-                              const unsigned char *data, size_t len);
+/* Channels: the program's messages, and the adjoint messages of the
+   reverse sweeps (vm/ad/admsg.c), which never match each other (an MPI
+   tag, a queue to oneself, each). */
+enum { VL_COMM_PROGRAM, VL_COMM_ADJOINT, VL_COMM_CHANNELS };
 
-/* The next message from rank 'src', waiting for it (interruptibly):
-   GC memory, its length in *len. */
+/* Send 'len' bytes to rank 'dest' (0 <= dest < size) on channel 'ch';
+   returns at once. */
+VL_INTERNAL void vl_comm_send(VladState *S, const char *who, int ch,
+                              int dest, const unsigned char *data,
+                              size_t len);
+
+/* The next message from rank 'src' on channel 'ch', waiting for it
+   (interruptibly): GC memory, its length in *len. */
 VL_INTERNAL unsigned char *vl_comm_recv(VladState *S, const char *who,
-                                        int src, size_t *len);
+                                        int ch, int src, size_t *len);
 
 /* In place, the element-wise maximum over all ranks of v[0..n). */
 VL_INTERNAL void vl_comm_max(VladState *S, const char *who, int64_t *v,

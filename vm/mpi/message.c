@@ -29,21 +29,25 @@ static void put_len(StrBuf *b, char tag, size_t n, const char *bytes)
 
 static VL_NORETURN void cannot_send(VladState *S, const char *who, Value v)
 {
-    if (v.tag == VT_DUAL || v.tag == VT_TAPE)
-        vl_except_runtime(S, VLAD_ERR_RUNTIME,
-                          "%s: a real that carries a derivative (of j* or "
-                          "*j) cannot be sent yet: derivatives through "
-                          "messages are not implemented", who);
     vl_except_runtime(S, VLAD_ERR_RUNTIME,
                       "%s: a %s cannot be sent: a message holds data "
                       "(reals, booleans, (), pairs, symbols, strings)",
                       who, vl_object_kind(v));
 }
 
-VlMessage vl_message_encode(VladState *S, const char *who, Value v)
+VlMessage vl_message_encode(VladState *S, const char *who, Value v,
+                            const VlMessageReals *reals)
 {
     StrBuf b;
     vl_strbuf_init(&b);
+    vl_message_encode_into(S, who, v, reals, &b);
+    return (VlMessage){(unsigned char *)b.data, b.len};
+}
+
+void vl_message_encode_into(VladState *S, const char *who, Value v,
+                            const VlMessageReals *reals, StrBuf *out)
+{
+    StrBuf b = *out;
     size_t n = 0, cap = 64;
     Value *todo = vl_gc_alloc(cap * sizeof *todo);
     todo[n++] = v;
@@ -57,8 +61,17 @@ VlMessage vl_message_encode(VladState *S, const char *who, Value v)
             vl_strbuf_add(&b, x.as.boolean ? "T" : "F", 1);
             break;
         case VT_NUM:
+            if (reals != NULL) {
+                reals->put(S, reals->ctx, &b, x);
+                break;
+            }
             vl_strbuf_add(&b, "R", 1);
             vl_strbuf_add(&b, (const char *)&x.as.num, sizeof x.as.num);
+            break;
+        case VT_DUAL: case VT_TAPE:
+            if (reals == NULL)
+                cannot_send(S, who, x);
+            reals->put(S, reals->ctx, &b, x);
             break;
         case VT_SYM: {
             const Symbol *s = x.as.ptr;
@@ -80,7 +93,7 @@ VlMessage vl_message_encode(VladState *S, const char *who, Value v)
             cannot_send(S, who, x);
         }
     }
-    return (VlMessage){(unsigned char *)b.data, b.len};
+    *out = b;
 }
 
 size_t vl_message_token(const unsigned char *p, const unsigned char *end)
@@ -89,7 +102,7 @@ size_t vl_message_token(const unsigned char *p, const unsigned char *end)
     if (left == 0)
         return 0;
     switch (p[0]) {
-    case 'N': case 'T': case 'F': case 'P':
+    case 'N': case 'T': case 'F': case 'P': case 'D': case 'K':
         return 1;
     case 'R':
         return left >= 1 + sizeof(double) ? 1 + sizeof(double) : 0;
@@ -113,7 +126,8 @@ static VL_NORETURN void malformed(VladState *S, const char *who)
 }
 
 Value vl_message_decode(VladState *S, const char *who,
-                        const unsigned char *data, size_t len)
+                        const unsigned char *data, size_t len,
+                        const VlMessageReals *reals)
 {
     const unsigned char *p = data, *end = data + len;
     Value result = NIL_VAL;
@@ -129,12 +143,17 @@ Value vl_message_decode(VladState *S, const char *who,
         case 'N': x = NIL_VAL; break;
         case 'T': x = TRUE_VAL; break;
         case 'F': x = FALSE_VAL; break;
-        case 'R': {
+        case 'R': case 'D': case 'K':
+            if (reals != NULL) {
+                x = reals->get(S, reals->ctx, &p, end);
+                goto placed;
+            }
+            if (p[0] != 'R')
+                malformed(S, who);
             double d;
             memcpy(&d, p + 1, sizeof d);
             x = vl_num(d);
             break;
-        }
         case 'S':
             x = vl_obj(VT_SYM, vl_symbol_intern(S->syms,
                                                 (const char *)p + 9, t - 9));
@@ -152,8 +171,9 @@ Value vl_message_decode(VladState *S, const char *who,
             continue;
         }
         }
-        *place = x;
         p += t;
+    placed:
+        *place = x;
         if (n == 0)
             break;
         place = todo[--n];

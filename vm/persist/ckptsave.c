@@ -586,6 +586,10 @@ static void emit(Enc *e, const Task *t)
     }
     case K_CHUNK: {
         const TapeChunk *c = obj;
+        if (c->comms)
+            cannot(e, "a *j suspended in it has communicated (mpi-send, "
+                   "mpi-recv, ...): the adjoint messages of its reverse "
+                   "sweep cannot be saved");
         vl_ckptfile_put_byte(o, R_CHUNK);
         put_ref(e, c->prev, K_CHUNK);
         vl_ckptfile_put_u(o, c->prev_n);
