@@ -33,21 +33,29 @@
 #include "cli/signals.h"
 #include "cli/stats.h"
 
-/* An error's text; in a job of several ranks each line starts with
-   "rank R: " (doc/reference.md, "Parallel programs"). */
-static void print_error(VladState *S, const char *text)
+/* Text for standard error: an error, the --stats lines.  In a job of
+   several ranks each line starts with "rank R: " (doc/reference.md,
+   "Parallel programs"), and the whole text is written at once, so that
+   the lines of other ranks come between whole texts. */
+static void print_ranked(VladState *S, const char *text)
 {
-    if (vlad_mpi_size(S) <= 1) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = vlad_mpi_size(S) > 1 ? open_memstream(&buf, &len) : NULL;
+    if (m == NULL) {                /* one rank (or no memory) */
         fputs(text, stderr);
         return;
     }
     while (*text != '\0') {
         const char *nl = strchr(text, '\n');
         size_t n = nl != NULL ? (size_t)(nl - text) + 1 : strlen(text);
-        fprintf(stderr, "rank %d: %.*s%s", vlad_mpi_rank(S), (int)n, text,
+        fprintf(m, "rank %d: %.*s%s", vlad_mpi_rank(S), (int)n, text,
                 nl != NULL ? "" : "\n");
         text += n;
     }
+    fclose(m);
+    fwrite(buf, 1, len, stderr);
+    free(buf);
 }
 
 /* The outcome of an evaluation of a script: 0 to go on.  A write error
@@ -63,7 +71,7 @@ static int report(VladState *S, VladStatus st)
     if (st != VLAD_OK && vl_output_error() == 0
         && (sig == 0 || sig == SIGINT)) {
         fflush(stdout);
-        print_error(S, vlad_last_error(S)->text);
+        print_ranked(S, vlad_last_error(S)->text);
     }
     int failed = st != VLAD_OK || sig != 0 || vl_output_error() != 0;
     if (failed && vlad_mpi_size(S) > 1) {
@@ -303,7 +311,16 @@ int main(int argc, char **argv)
     if (o.stats) {
         VladStats st;
         vlad_get_stats(S, &st);
-        vl_stats_print_run(stderr, &st, vl_session_now_seconds() - t0);
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&buf, &len);
+        if (m != NULL) {
+            vl_stats_print_run(m, &st, vl_session_now_seconds() - t0);
+            fclose(m);
+            print_ranked(S, buf);
+            free(buf);
+        } else
+            vl_stats_print_run(stderr, &st, vl_session_now_seconds() - t0);
     }
     fflush(stdout);
     vl_output_attach(NULL);

@@ -105,6 +105,27 @@ static void print_plan(FILE *f, const VladCpjStats *c)
                 (long long)c->last_spill_bytes_read);
 }
 
+/* A parallel program's communication, when it communicated. */
+static void print_messages(FILE *f, int64_t sent, int64_t bytes,
+                           int64_t adj, int64_t adj_bytes,
+                           int64_t collectives)
+{
+    if (sent > 0 || adj > 0)
+        fprintf(f, "messages sent: %lld (%lld bytes); adjoint messages "
+                   "sent: %lld (%lld bytes)\n", (long long)sent,
+                (long long)bytes, (long long)adj, (long long)adj_bytes);
+    if (collectives > 0)
+        fprintf(f, "collective operations: %lld\n", (long long)collectives);
+}
+
+/* What checkpoint-*j's first runs logged for their re-executions. */
+static void print_log(FILE *f, int64_t messages, int64_t bytes)
+{
+    if (messages > 0)
+        fprintf(f, "checkpoint-*j message log: %lld messages (%lld "
+                   "bytes)\n", (long long)messages, (long long)bytes);
+}
+
 void vl_stats_print_run(FILE *f, const VladStats *st, double seconds)
 {
     fprintf(f, "steps: %lld\npeak heap: %zu bytes\npeak stack: %zu bytes\n",
@@ -121,8 +142,12 @@ void vl_stats_print_run(FILE *f, const VladStats *st, double seconds)
                    "bytes)\n", (long long)c->peak_live_checkpoints,
                 (long long)c->peak_checkpoint_bytes);
         print_spilled(f, c->spill_bytes_written, c->spill_bytes_read);
+        print_log(f, c->messages_logged, c->message_log_bytes);
         print_plan(f, c);
     }
+    print_messages(f, st->messages_sent, st->message_bytes_sent,
+                   st->adjoint_messages_sent, st->adjoint_message_bytes_sent,
+                   st->collectives);
     fprintf(f, "time: %.3f s\n", seconds);
 }
 
@@ -144,6 +169,12 @@ void vl_stats_print_delta(FILE *f, const VladStats *b, const VladStats *a,
         print_tape(f, a->tape_nodes - b->tape_nodes,
                    a->tape_bytes - b->tape_bytes, a->peak_tape_nodes,
                    a->peak_tape_nodes > b->peak_tape_nodes);
+    print_messages(f, a->messages_sent - b->messages_sent,
+                   a->message_bytes_sent - b->message_bytes_sent,
+                   a->adjoint_messages_sent - b->adjoint_messages_sent,
+                   a->adjoint_message_bytes_sent
+                   - b->adjoint_message_bytes_sent,
+                   a->collectives - b->collectives);
     const VladCpjStats *cb = &b->checkpoint, *ca = &a->checkpoint;
     if (ca->calls == cb->calls)
         return;
@@ -164,5 +195,7 @@ void vl_stats_print_delta(FILE *f, const VladStats *b, const VladStats *a,
                 (long long)ca->peak_checkpoint_bytes);
     print_spilled(f, ca->spill_bytes_written - cb->spill_bytes_written,
                   ca->spill_bytes_read - cb->spill_bytes_read);
+    print_log(f, ca->messages_logged - cb->messages_logged,
+              ca->message_log_bytes - cb->message_log_bytes);
     print_plan(f, ca);
 }

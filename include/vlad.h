@@ -401,6 +401,10 @@ typedef struct VladCpjStats {
     int64_t spill_bytes_written, spill_bytes_read;
     int64_t last_spill_bytes_written, last_spill_bytes_read;
     int64_t plan_spill;         /* the last outermost run could spill */
+    /* receive logging (parallel programs): messages and collectives'
+       results the first runs logged for their re-executions, and their
+       bytes (the messages and the reals kept with them) */
+    int64_t messages_logged, message_log_bytes;
 } VladCpjStats;
 
 /* Statistics of the state. */
@@ -417,6 +421,12 @@ typedef struct VladStats {
     uint64_t tape_bytes;    /* bytes allocated for those tapes so far */
     uint64_t peak_tape_nodes; /* the longest single tape so far */
     VladCpjStats checkpoint;  /* checkpoint-*j */
+    /* Parallel programs: the messages this rank sent (mpi-send, and the
+       adjoint messages of reverse sweeps) and their bytes, and the
+       collective operations it took part in (each agreement counts) */
+    int64_t messages_sent, message_bytes_sent;
+    int64_t adjoint_messages_sent, adjoint_message_bytes_sent;
+    int64_t collectives;
 } VladStats;
 
 /* Fill '*stats'.  [never fails] */

@@ -470,6 +470,8 @@ VLAD_TEST_FILES = \
 VLAD_MPI_CASES = \
 	%reldir%/mpi/collectives.vlad \
 	%reldir%/mpi/deep.vlad \
+	%reldir%/mpi/derivs.vlad \
+	%reldir%/mpi/fig3.vlad \
 	%reldir%/mpi/pairs.vlad \
 	%reldir%/mpi/ring.vlad \
 	%reldir%/mpi/sendfirst.vlad

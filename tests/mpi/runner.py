@@ -8,7 +8,10 @@ Checks, for each P:
   - examples/mpi/ring.vlad's token visits every rank in order;
   - the programs tests/mpi/NAME.vlad print tests/mpi/NAME.out on standard
     output (the top level echoes on rank 0 only, and each program's output
-    is the same for every P), exit 0;
+    is the same for every P), exit 0; derivs.vlad checks derivatives
+    through messages against closed forms, fig3.vlad checkpoint-*j's
+    pieces holding only a send, only a receive... (receive logging), also
+    under several strategies (SPECS);
   - bad input and faults: each a clear error (with "rank R: " in front
     when P > 1), a non-zero exit, and no hang: a procedure or a checkpoint
     sent, ranks out of range or not whole, collectives of different
@@ -26,9 +29,11 @@ VLAD_TEST_TIME_SCALE): it only turns a hang into a failure.
 Prints "N passed, N failed"; exit status 1 when a check fails.
 """
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 srcdir = os.environ.get('srcdir', '.')
@@ -37,7 +42,15 @@ vlad = os.environ.get('VLAD', './vlad')
 TIMEOUT = 120 * float(os.environ.get('VLAD_TEST_TIME_SCALE', '1'))
 passed = failed = 0
 
-PROGRAMS = ['ring', 'pairs', 'sendfirst', 'collectives', 'deep']
+PROGRAMS = ['ring', 'pairs', 'sendfirst', 'collectives', 'deep', 'derivs',
+            'fig3']
+# fig3.vlad (a checkpoint-*j piece with only a send, only a receive, ...)
+# again under strategies whose pieces are single steps, a few steps, a
+# budget, and a budget whose held states go to files: its pieces fall
+# elsewhere on each rank, and receive logging must make each *j's result
+SPECS = ['bisection,base=1', 'binomial,slots=2,base=1',
+         'binomial,slots=3,base=4', 'binomial,budget=8k',
+         'binomial,budget=8k,spill=%s']
 
 # (name, expression, P -> expected stderr text or None for success)
 LAST = '(- (mpi-size) 1)'
@@ -142,9 +155,13 @@ def run(p, args):
         r.stderr.decode(errors='replace')
 
 
-def check_program(p, name):
-    r = run(p, [os.path.join(here, name + '.vlad')])
+def check_program(p, name, spec=None):
+    args = [os.path.join(here, name + '.vlad')]
     what = '%s with %d rank(s)' % (name, p)
+    if spec is not None:
+        args = ['--checkpoint=' + spec] + args
+        what += ' under ' + spec
+    r = run(p, args)
     if r is None:
         return bad('%s: no end within %g s (a hang)' % (what, TIMEOUT))
     want = open(os.path.join(here, name + '.out')).read()
@@ -264,6 +281,12 @@ def main():
     for p in sizes:
         for name in PROGRAMS:
             check_program(p, name)
+        spill = tempfile.mkdtemp(prefix='vlad-mpi-spill-')
+        try:
+            for spec in SPECS:
+                check_program(p, 'fig3', spec.replace('%s', spill))
+        finally:
+            shutil.rmtree(spill, ignore_errors=True)
         check_example(p)
         for name, expr, expect in CASES:
             check_case(p, name, expr, expect)

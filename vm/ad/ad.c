@@ -21,7 +21,6 @@
 #include "config.h"
 #include "vm/ad/ad.h"
 #include "vm/ad/adfast.h"
-#include "vm/ad/admsg.h"
 #include "vm/ad/adsweep.h"
 #include "vm/core/contseg.h"
 
@@ -1224,7 +1223,7 @@ static void plain_comm(VladState *S, VlSweep *sw, const TapeSlot *t,
                        uint32_t r)
 {
     VlAdjointIO io = {plain_get, plain_add, sw};
-    vl_admsg_adjoint(S, t, r, &io);
+    S->adjoint_comm(S, t, r, &io);
 }
 
 static Value general_get(VladState *S, void *ctx, uint32_t i)
@@ -1281,7 +1280,7 @@ Value vl_ad_starj_result(VladState *S, int64_t tag, Value xnodes, Value y,
             Value s = sens[k];
             if (VL_UNLIKELY(chunk->comms)
                 && chunk->slots[k].parent == VL_TAPE_COMM) {
-                vl_admsg_adjoint(S, &chunk->slots[k], chunk->base + k, &io);
+                S->adjoint_comm(S, &chunk->slots[k], chunk->base + k, &io);
                 continue;
             }
             /* a zero sensitivity is propagated all the same: skipping it

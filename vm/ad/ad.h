@@ -98,6 +98,14 @@ VL_INTERNAL Value vl_ad_msg_node(VladState *S, const AdFrame *f, Value v,
 VL_INTERNAL void vl_ad_msg_record(VladState *S, AdFrame *f, int kind,
                                   int peer, uint32_t m);
 
+/* The sensitivities of a sweep by tape index, for the adjoint
+   communication of a record (S->adjoint_comm, vm/ad/admsg.h). */
+typedef struct VlAdjointIO {
+    Value (*get)(VladState *S, void *ctx, uint32_t i);
+    void (*add)(VladState *S, void *ctx, uint32_t i, Value v);
+    void *ctx;
+} VlAdjointIO;
+
 /* Fresh tags for a resumed execution (vm/ad/ad.c): a relabeling replaces
    tags 'from' by 'to' in reals, tapes and whole values (a checkpoint,
    walked by vm/ad/walk.c); what it does not change is kept as it is. */

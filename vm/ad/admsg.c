@@ -424,6 +424,7 @@ static void agree(VladState *S, const char *who, int kind, int64_t a,
                   int64_t b, const char *differ)
 {
     int64_t v[6] = {kind, -kind, a, -a, b, -b};
+    S->collectives++;
     vl_comm_max(S, who, v, 6);
     if (v[0] != -v[1]) {
         int lo = (int)-v[1], hi = (int)v[0];
@@ -585,6 +586,11 @@ static void add_list(VladState *S, const char *who, const VlAdjointIO *io,
         vl_except_runtime(S, VLAD_ERR_RUNTIME,
                           "%s: the cotangents from rank %d do not match "
                           "the %u reals sent", who, peer, (unsigned)m);
+}
+
+void vl_admsg_install(VladState *S)
+{
+    S->adjoint_comm = vl_admsg_adjoint;
 }
 
 void vl_admsg_adjoint(VladState *S, const TapeSlot *t, uint32_t r,

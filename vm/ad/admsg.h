@@ -35,8 +35,7 @@
 #ifndef VL_ADMSG_H
 #define VL_ADMSG_H
 
-#include "vm/core/object.h"
-#include "vm/core/state.h"
+#include "vm/ad/ad.h"
 
 /* The primitives' work ('who' names the primitive in errors; 'ch' a
    channel of vm/mpi/comm.h). */
@@ -49,12 +48,9 @@ VL_INTERNAL Value vl_admsg_bcast(VladState *S, const char *who, int root,
                                  Value v);
 VL_INTERNAL void vl_admsg_barrier(VladState *S, const char *who);
 
-/* The sensitivities of a sweep, by tape index. */
-typedef struct VlAdjointIO {
-    Value (*get)(VladState *S, void *ctx, uint32_t i);
-    void (*add)(VladState *S, void *ctx, uint32_t i, Value v);
-    void *ctx;
-} VlAdjointIO;
+/* Install vl_admsg_adjoint as S->adjoint_comm, which the reverse sweeps
+   (vm/ad/ad.c, vm/ad/adsweep.c, below this file) call at a record. */
+VL_INTERNAL void vl_admsg_install(VladState *S);
 
 /* The adjoint communication of record t, at tape index r. */
 VL_INTERNAL void vl_admsg_adjoint(VladState *S, const TapeSlot *t,

@@ -364,6 +364,11 @@ void vlad_get_stats(VladState *S, VladStats *stats)
     stats->tape_bytes = S->tape_bytes;
     stats->peak_tape_nodes = S->peak_tape_nodes;
     stats->checkpoint = S->cpj->stats;
+    stats->messages_sent = S->msg_sent[0];
+    stats->message_bytes_sent = S->msg_bytes[0];
+    stats->adjoint_messages_sent = S->msg_sent[1];
+    stats->adjoint_message_bytes_sent = S->msg_bytes[1];
+    stats->collectives = S->collectives;
     SpillCounts sc = vl_spill_counts(S);
     stats->checkpoint.spill_bytes_written = sc.bytes_written;
     stats->checkpoint.spill_bytes_read = sc.bytes_read;

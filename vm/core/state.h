@@ -136,6 +136,9 @@ typedef struct SpillHooks {
    re-execution runs (then it does not communicate: receives return what
    the first run logged, sends are not repeated) and records what the
    first runs receive.  Part of checkpoint-*j's interface (vm/cpj/cpj.h). */
+struct TapeSlot;                    /* vm/core/object.h */
+struct VlAdjointIO;                 /* vm/ad/ad.h */
+
 typedef struct MsgLogged {
     const unsigned char *data;      /* the message received (a collective:
                                        its result), */
@@ -299,6 +302,12 @@ struct VladState {
     void *warn_userdata;
     SpillHooks spill_hooks;         /* filled by vm/persist/spill.c (above) */
     MsgLogHooks msglog_hooks;       /* filled by vm/cpj/cpjlog.c (above) */
+    /* the adjoint communication of a record the reverse sweeps meet
+       (vm/ad/admsg.c, above them, sets it: vl_admsg_install) */
+    void (*adjoint_comm)(VladState *S, const struct TapeSlot *t, uint32_t r,
+                         const struct VlAdjointIO *io);
+    int64_t msg_sent[2], msg_bytes[2];  /* by channel (vm/mpi/comm.h) */
+    int64_t collectives;
     struct Spill *spill;            /* vm/persist/spill.c; NULL: none yet */
     void *run_stack;                /* vm/exec/toplevel.c: the texts being run
                                        (RunFrame), innermost last; NULL

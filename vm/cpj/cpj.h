@@ -111,6 +111,9 @@ typedef struct Cpj {
     int64_t spill_written_before, spill_read_before;  /* at its plan */
     int tight;                  /* it asked the collector to run more often
                                    (vl_gc_tight_enter: spill=DIR) */
+    int64_t log_before;         /* stats.message_log_bytes at its start, */
+    int64_t run_log_bytes;      /* and its first run's log (at its plan):
+                                   held to its end, part of the budget */
     VladCpjStats stats;
 } Cpj;
 

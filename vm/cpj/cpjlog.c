@@ -195,6 +195,10 @@ static void msg_record(VladState *S, size_t i, const MsgLogged *m)
         return;
     MsgLogged *copy = vl_gc_alloc(sizeof *copy);
     *copy = *m;
+    VladCpjStats *st = &S->cpj->stats;
+    st->messages_logged++;
+    st->message_log_bytes += (int64_t)(m->len + m->nfloor * sizeof(Value)
+                                       + sizeof *copy + sizeof(LogEntry));
     record_in(S, &S->seg[k], vl_raw_ptr(VL_RAW_MSG, copy));
 }
 

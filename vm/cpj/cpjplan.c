@@ -337,6 +337,24 @@ Value vl_cpj_plan(VladState *S, Value nv, Value pilot, Value kept)
     Cpj *c = S->cpj;
     const CpjStrategy *st = vl_cpj_run_strategy(S);
     int64_t n = vl_cpj_step_count(S, nv);
+    /* the outermost run's message log is held to its end: it takes its
+       part of the budget (receive logging, doc/parallel.md) */
+    CpjStrategy less;
+    int64_t logb = S->nseg == 0 ? c->stats.message_log_bytes - c->log_before
+                                : 0;
+    if (S->nseg == 0)
+        c->run_log_bytes = logb;
+    if (logb > 0 && st->budget > 0) {
+        if (logb >= st->budget)
+            vl_except_runtime(S, VLAD_ERR_RUNTIME,
+                              "checkpoint-*j: budget=%lld bytes is below "
+                              "the %lld bytes of the messages its first run "
+                              "received, which its re-executions replay",
+                              (long long)st->budget, (long long)logb);
+        less = *st;
+        less.budget -= logb;
+        st = &less;
+    }
     CpjPlan plan = {0, st->base, 0, 0, 0, 0};
     int64_t snapshot = 0, per_step = 0, data = 0;
     int64_t kept_bytes = 0, kept_data = 0;
@@ -401,9 +419,10 @@ Value vl_cpj_plan(VladState *S, Value nv, Value pilot, Value kept)
             x->plan_kept++;
         x->plan_slots = plan.slots;
         x->plan_base = plan.base;
-        x->plan_budget = st->budget;
+        x->plan_budget = st->budget + (st == &less ? logb : 0);
         x->plan_reexec_steps = (int64_t)plan.reexec;
-        x->plan_peak_bytes = plan.peak_bytes;
+        x->plan_peak_bytes = plan.peak_bytes > 0 ? plan.peak_bytes + logb
+                                                  : 0;
         x->plan_snapshot_bytes = snapshot;
         x->plan_step_bytes = per_step;
         x->last_peak_bytes = 0;

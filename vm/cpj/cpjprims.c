@@ -83,12 +83,14 @@ static Value p_advancer(VladState *S, Value *args)
     return make_segment(S, CTL_SEG_ADV, 4, free);
 }
 
-/* (%cpj-pilot-log log): the log of a pilot's re-execution (it measures
-   a tape and communicates nothing: vm/cpj/cpjlog.h). */
-static Value p_pilot_log(VladState *S, Value *args)
+/* (%cpj-pilot-advancer pos log m): the same for a pilot, whose
+   re-execution measures a tape and communicates nothing, even in its
+   sweep (its log is vl_cpj_pilot_log's copy). */
+static Value p_pilot_advancer(VladState *S, Value *args)
 {
-    check_log(S, args[0]);
-    return vl_cpj_pilot_log(S, args[0]);
+    check_log(S, args[1]);
+    Value a[3] = {args[0], vl_cpj_pilot_log(S, args[1]), args[2]};
+    return p_advancer(S, a);
 }
 
 /* A base (>= 1) argument. */
@@ -252,7 +254,7 @@ static Value p_release(VladState *S, Value *args)
 static const PrimInfo cpj_prims[] = {
     {"%cpj-runner", p_runner, 2, -1},
     {"%cpj-advancer", p_advancer, 3, -1},
-    {"%cpj-pilot-log", p_pilot_log, 1, -1},
+    {"%cpj-pilot-advancer", p_pilot_advancer, 3, -1},
     {"%cpj-leaf?", p_leafp, 2, -1},
     {"%cpj-check-cotangent", p_check_cotangent, 2, -1},
     {"%cpj-pilot-steps", p_pilot_steps, 1, -1},

@@ -67,7 +67,7 @@ static void close_base_case(VladState *S)
     Cpj *c = S->cpj;
     if (c->open_mark < 0)
         return;
-    int64_t bytes = c->open_live_bytes
+    int64_t bytes = c->open_live_bytes + c->run_log_bytes
                     + ((int64_t)S->tape_bytes - c->open_mark);
     if (bytes > c->stats.last_peak_bytes)
         c->stats.last_peak_bytes = bytes;
@@ -146,6 +146,10 @@ void vl_cpj_outermost_start(VladState *S)
        of the budget that is not data has been allocated (vm/core/gc.h), not
        every 4 MiB -- the heap stays close to what is live */
     Cpj *c = S->cpj;
+    if (S->nseg == 0) {
+        c->log_before = c->stats.message_log_bytes;
+        c->run_log_bytes = 0;
+    }
     if (S->nseg == 0 && c->strategy.spill != NULL) {
         /* its file is made now (a directory that will not do is an error
            at once); until the plan, the first run's states all go there

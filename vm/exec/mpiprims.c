@@ -85,4 +85,5 @@ void vl_mpiprims_install(VladState *S)
 {
     vl_state_install_prims(S, mpi_table,
                            sizeof mpi_table / sizeof mpi_table[0]);
+    vl_admsg_install(S);
 }

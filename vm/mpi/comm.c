@@ -269,6 +269,8 @@ void vl_comm_send(VladState *S, const char *who, int ch, int dest,
                   const unsigned char *data, size_t len)
 {
     VlComm *c = usable(S, who);
+    S->msg_sent[ch]++;
+    S->msg_bytes[ch] += (int64_t)len;
     if (dest == c->rank) {
         send_self(S, c, who, ch, data, len);
         return;
@@ -523,6 +525,8 @@ void vl_comm_send(VladState *S, const char *who, int ch, int dest,
                   const unsigned char *data, size_t len)
 {
     (void)dest;                     /* 0: checked by the caller */
+    S->msg_sent[ch]++;
+    S->msg_bytes[ch] += (int64_t)len;
     send_self(S, get(S, who), who, ch, data, len);
 }
 
