@@ -20,6 +20,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -243,6 +244,27 @@ int main(int argc, char **argv)
         vlad_close(S);
         vl_options_free(&o);
         return 2;
+    }
+    if (vlad_mpi_size(S) > 1 && o.nexprs == 0
+        && (o.file == NULL || strcmp(o.file, "-") == 0)) {
+        fprintf(stderr, "rank %d: vlad: a job of several ranks runs a FILE "
+                "or -e expressions: standard input reaches rank 0 only (no "
+                "REPL, no program on standard input)\n", vlad_mpi_rank(S));
+        fflush(stderr);
+        vlad_mpi_abort(S, 2);
+        vlad_close(S);
+        vl_options_free(&o);
+        return 2;
+    }
+    /* the launcher gives standard input to rank 0 only (MPICH: the others
+       read a pipe nobody writes): elsewhere read-real meets its end at
+       once instead of waiting forever */
+    if (vlad_mpi_rank(S) > 0) {
+        int null = open("/dev/null", O_RDONLY);
+        if (null >= 0) {
+            dup2(null, STDIN_FILENO);
+            close(null);
+        }
     }
     int repl = o.nexprs == 0 && o.file == NULL && o.resume == NULL
                && isatty(STDIN_FILENO);

@@ -45,6 +45,7 @@ VLAD_DOCS = \
 	examples/embed/optimise.c \
 	examples/embed/hostprim.c \
 	examples/embed/timeslice.c \
+	examples/embed/mpihost.c \
 	bench/results/cpj-rotation-time.png \
 	bench/results/cpj-rotation-rss.png \
 	bench/results/cpj-sin-time.png \

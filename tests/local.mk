@@ -462,6 +462,7 @@ VLAD_TEST_FILES = \
 	%reldir%/lang/inc/prec-main.vlad \
 	%reldir%/lang/inc/search-path.vlad \
 	%reldir%/lang/inc/sibling.vlad \
+	%reldir%/mpi/lines.vlad \
 	$(VLAD_MPI_CASES)
 
 ## Parallel programs (tests/mpi/runner.py): run as 1 rank always
@@ -849,6 +850,19 @@ examples_embed_timeslice_LDADD = $(VLAD_API_LINKLIBS)
 examples_embed_timeslice_LDFLAGS = $(VLAD_API_LINK)
 
 check_PROGRAMS += $(VLAD_API_TESTS) $(VLAD_EMBED_EXAMPLES)
+
+## A host that uses MPI itself (vlad_mpi_attach, include/vlad-mpi.h):
+## built with MPI's flags, run under mpiexec by mpihost.sh.
+examples_embed_mpihost_SOURCES = examples/embed/mpihost.c
+examples_embed_mpihost_CPPFLAGS = $(VLAD_API_INCLUDES)
+examples_embed_mpihost_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+examples_embed_mpihost_LDADD = $(VLAD_API_LINKLIBS) $(MPI_LIBS)
+examples_embed_mpihost_LDFLAGS = $(VLAD_API_LINK)
+EXTRA_DIST += %reldir%/api/mpihost.sh
+if VL_MPI
+check_PROGRAMS += examples/embed/mpihost
+TESTS += %reldir%/api/mpihost.sh
+endif
 
 ## test-api-locale runs under a decimal-comma locale that locale.sh
 ## compiles (W4): built here, run by locale.sh.

@@ -195,6 +195,11 @@ else
     fi
     for c in "$docdir"/examples/embed/*.c; do
         b=$(basename "$c" .c)
+        if grep -q '<vlad-mpi.h>' "$c"; then
+            # a host of MPI: built with mpicc by make check and run under
+            # mpiexec (tests/api/mpihost.sh), not by plain cc
+            continue
+        fi
         mkdir "$tmp/host-$b"
         cp "$c" "$tmp/host-$b/host.c"
         # the first command is for the default prefix, which pkg-config

@@ -400,7 +400,7 @@ Value vl_admsg_recv(VladState *S, const char *who, int ch, int src)
         len = m->len;
     } else {
         if (ch == VL_COMM_PROGRAM)
-            vl_state_flush(S);      /* what was written shows before */
+            vl_state_flush_lines(S);    /* what was written shows before */
         data = vl_comm_recv(S, who, ch, src, &len);
         data = body_of(&w, src, data, &len);
     }
@@ -546,7 +546,7 @@ void vl_admsg_barrier(VladState *S, const char *who)
     if (S->nseg > 0 && S->msglog_hooks.replaying != NULL
         && S->msglog_hooks.replaying(S, &rp))
         return;                     /* the first run met the others */
-    vl_state_flush(S);
+    vl_state_flush_lines(S);
     agree(S, who, COLL_BARRIER, 0, 0, "");
 }
 

@@ -55,6 +55,7 @@ int vlad_mpi_size(VladState *S)
 
 void vlad_mpi_abort(VladState *S, int status)
 {
-    if (S != NULL)
-        vl_comm_abort(S, status);
+    if (S != NULL)              /* the others are told its last error */
+        vl_comm_abort(S, status, S->err.text != NULL ? S->err.text
+                                                     : "stopped");
 }

@@ -111,6 +111,20 @@ void vl_state_flush(VladState *S)
     }
 }
 
+void vl_state_flush_lines(VladState *S)
+{
+    size_t whole = S->nout;
+    while (whole > 0 && S->out[whole - 1] != '\n')
+        whole--;
+    if (whole == 0)
+        return;
+    size_t rest = S->nout - whole;
+    S->nout = whole;
+    vl_state_flush(S);
+    memmove(S->out, S->out + whole, rest);
+    S->nout = rest;
+}
+
 void vl_state_write(VladState *S, const char *text, size_t len)
 {
     if (S->out == NULL) {

@@ -349,6 +349,10 @@ VL_INTERNAL Global *vl_state_prelude_cell(VladState *S, Symbol *name);
    is handed over on its own. */
 VL_INTERNAL void vl_state_write(VladState *S, const char *text, size_t len);
 VL_INTERNAL void vl_state_flush(VladState *S);
+/* The flush of the whole lines only: the end of a line being written
+   stays (in a job of several ranks, at the polls and before a wait for
+   a message: their lines never mix, doc/parallel.md). */
+VL_INTERNAL void vl_state_flush_lines(VladState *S);
 
 /* Bind the n primitives of 'table' in the prelude environment. */
 VL_INTERNAL void vl_state_install_prims(VladState *S,

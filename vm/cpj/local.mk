@@ -6,7 +6,7 @@ libvlad_core_la_SOURCES += \
 	%reldir%/cpj.h \
 	%reldir%/cpjstrat.c %reldir%/cpjstrat.h \
 	%reldir%/cpjplan.c %reldir%/cpjplan.h \
-	%reldir%/cpjlog.c \
+	%reldir%/cpjlog.c %reldir%/cpjlog.h \
 	%reldir%/cpjstats.c %reldir%/cpjstats.h \
 	%reldir%/cpjprims.c \
 	%reldir%/cpjfirst.c %reldir%/cpjfirst.h

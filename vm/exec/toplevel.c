@@ -647,7 +647,10 @@ static VladStatus run_protected(VladState *S,
            definition, say) alive until overwritten (vm/core/cont.h) */
         vl_cont_clear_above(S, S->stack);
     }
-    vl_state_flush(S);
+    if (vl_comm_size(S) > 1 && st == VLAD_OK)
+        vl_state_flush_lines(S);    /* the rest of its line waits (ranks) */
+    else
+        vl_state_flush(S);
     if (--S->busy == 0 && S->closing) {
         destroy(S);             /* closed while it ran (vl_toplevel_close) */
         return VLAD_ERR_ARGUMENT;

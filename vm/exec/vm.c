@@ -45,6 +45,7 @@
 #include "vm/core/delim.h"
 #include "vm/core/delimregs.h"
 #include "vm/core/except.h"
+#include "vm/mpi/comm.h"
 #include "vm/core/limits.h"
 #include "vm/exec/prims.h"
 #include "vm/core/compile.h"
@@ -343,8 +344,12 @@ static VL_NOINLINE const Instr *deliver(Value *base, const Instr *ip,
 static VL_NOINLINE Value *out_of_fuel(VladState *S, Value *fb, int nargs,
                                       int64_t now)
 {
-    if (S->nout > 0)            /* output waits at most one poll */
-        vl_state_flush(S);
+    if (S->nout > 0) {          /* output waits at most one poll (and, */
+        if (vl_comm_size(S) > 1)            /* beside other ranks, for */
+            vl_state_flush_lines(S);        /* the end of its line) */
+        else
+            vl_state_flush(S);
+    }
     if (S->interrupt) {
         vl_except_if_closed(S);         /* vlad_close from a callback */
         /* the whole evaluation becomes a checkpoint (vlad_resume) */

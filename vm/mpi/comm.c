@@ -38,6 +38,8 @@ struct VlComm {
     int joined;                     /* 'comm' is ours (MPI_Comm_dup) */
     int owns_init;                  /* vlad called MPI_Init_thread */
     int broken;                     /* a collective was interrupted */
+    int stopped_by;                 /* the rank whose failure ended a wait
+                                       here (its notice), or -1 */
     MPI_Comm comm;
     MPI_Comm end;                   /* the end's barrier only: no program's
                                        collective can match it */
@@ -240,7 +242,61 @@ VladStatus vl_comm_join(VladState *S, const void *host_comm,
     MPI_Comm_size(c->comm, &c->size);
     c->joined = 1;
     c->parked = MPI_REQUEST_NULL;
+    c->stopped_by = -1;
     return VLAD_OK;
+}
+
+/* ===== A rank's failure, told to the others =====
+
+   A rank that stops with an error (vl_comm_abort) first sends each other
+   rank a notice, its error's first line, on a tag of its own; a rank
+   waiting for a message or in a collective looks for one at each turn
+   of its wait and stops with the error "stopped: rank R failed: ...",
+   which it reports as its own, then acknowledges (its own
+   vl_comm_abort).  The failed rank calls MPI_Abort once every other rank
+   has acknowledged, or after ABORT_WAIT seconds (a rank busy computing
+   never looks): so every rank that waits says why it stops, and none is
+   left running. */
+#define ABORT_TAG (MSG_TAG + VL_COMM_CHANNELS)
+#define ACK_TAG (ABORT_TAG + 1)
+#define ABORT_WAIT 5.0
+#define NOTICE_MAX 400
+
+/* A notice that has come: 1, its sender in *from and its text (GC) in
+   *text; else 0. */
+static int pending_notice(VlComm *c, int *from, char **text)
+{
+    int flag = 0;
+    MPI_Status st;
+    if (MPI_Iprobe(MPI_ANY_SOURCE, ABORT_TAG, c->comm, &flag, &st)
+        != MPI_SUCCESS || !flag)
+        return 0;
+    int n = 0;
+    if (MPI_Get_count(&st, MPI_CHAR, &n) != MPI_SUCCESS || n < 0)
+        n = 0;
+    char *t = vl_gc_alloc_atomic((size_t)n + 1);
+    if (MPI_Recv(t, n, MPI_CHAR, st.MPI_SOURCE, ABORT_TAG, c->comm,
+                 MPI_STATUS_IGNORE) != MPI_SUCCESS)
+        n = 0;
+    t[n] = '\0';
+    *from = st.MPI_SOURCE;
+    *text = t;
+    return 1;
+}
+
+static VL_NORETURN void stopped(VladState *S, VlComm *c, const char *who,
+                                int from, const char *text)
+{
+    c->stopped_by = from;
+    vl_except_runtime(S, VLAD_ERR_RUNTIME, "%s: stopped: rank %d failed: "
+                      "%s", who, from, text);
+}
+
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* Free the bytes of the sends MPI has completed (or failed: the first
@@ -319,6 +375,10 @@ unsigned char *vl_comm_recv(VladState *S, const char *who, int ch, int src,
                                       &st));
         if (found)
             break;
+        int from;
+        char *text;
+        if (pending_notice(c, &from, &text))
+            stopped(S, c, who, from, text);
         if (S->interrupt) {
             char what[64];
             snprintf(what, sizeof what, "waiting for a message from rank %d",
@@ -349,10 +409,15 @@ static void finish(VladState *S, VlComm *c, const char *who, MPI_Request r,
         check(S, who, rc);
         if (done)
             break;
-        if (S->interrupt) {
+        int from;
+        char *text;
+        int notice = pending_notice(c, &from, &text);
+        if (notice || S->interrupt) {
             c->broken = 1;
             c->parked = r;
             c->parked_buf = buf;
+            if (notice)
+                stopped(S, c, who, from, text);
             interrupted(S, who, "in a collective operation");
         }
         pause_turn(turn);
@@ -422,11 +487,52 @@ void vl_comm_bcast(VladState *S, const char *who, int root, void *data,
     finish(S, c, who, r, buf, data, len);
 }
 
-void vl_comm_abort(VladState *S, int status)
+void vl_comm_abort(VladState *S, int status, const char *why)
 {
     VlComm *c = S->comm;
-    if (c != NULL && c->joined && c->size > 1)
-        MPI_Abort(c->comm, status);
+    if (c == NULL || !c->joined || c->size <= 1)
+        return;
+    static const int one = 1;
+    MPI_Request r;
+    int expected = 0, got = 0;
+    if (c->stopped_by >= 0) {
+        /* another rank failed first: say so, and wait for its abort */
+        if (MPI_Isend(&one, 1, MPI_INT, c->stopped_by, ACK_TAG, c->comm,
+                      &r) == MPI_SUCCESS)
+            MPI_Request_free(&r);
+    } else {
+        /* tell the others, and wait until they have said why they stop */
+        size_t n = strcspn(why != NULL ? why : "", "\n");
+        char text[NOTICE_MAX + 1];
+        if (n > NOTICE_MAX)
+            n = NOTICE_MAX;
+        memcpy(text, why != NULL ? why : "", n);
+        text[n] = '\0';
+        for (int k = 0; k < c->size; k++)
+            if (k != c->rank
+                && MPI_Isend(text, (int)n, MPI_CHAR, k, ABORT_TAG, c->comm,
+                             &r) == MPI_SUCCESS) {
+                MPI_Request_free(&r);
+                expected++;
+            }
+    }
+    double end = seconds_now() + ABORT_WAIT;
+    for (unsigned turn = 0; got < expected && seconds_now() < end; turn++) {
+        int flag = 0, from;
+        char *text;
+        MPI_Status st;
+        int ack;
+        if (MPI_Iprobe(MPI_ANY_SOURCE, ACK_TAG, c->comm, &flag, &st)
+                == MPI_SUCCESS && flag
+            && MPI_Recv(&ack, 1, MPI_INT, st.MPI_SOURCE, ACK_TAG, c->comm,
+                        MPI_STATUS_IGNORE) == MPI_SUCCESS)
+            got++;
+        else if (pending_notice(c, &from, &text))
+            got++;              /* it failed too: it says so itself */
+        else
+            pause_turn(turn);
+    }
+    MPI_Abort(c->comm, status);
 }
 
 /* Turns of pause_turn the end gives sends to complete once every program
@@ -450,6 +556,14 @@ static int end_together(VladState *S, VlComm *c)
             return 1;
         if (S->interrupt)
             return 0;               /* the barrier stays with MPI */
+        int from;
+        char *text;
+        static const int one = 1;
+        MPI_Request r;
+        if (pending_notice(c, &from, &text)     /* this one has finished: */
+            && MPI_Isend(&one, 1, MPI_INT, from, ACK_TAG, c->comm, &r)
+                   == MPI_SUCCESS)              /* nothing to say */
+            MPI_Request_free(&r);
         pause_turn(turn);
     }
 }
@@ -553,9 +667,9 @@ void vl_comm_bcast(VladState *S, const char *who, int root, void *data,
     (void)S, (void)who, (void)root, (void)data, (void)len;
 }
 
-void vl_comm_abort(VladState *S, int status)
+void vl_comm_abort(VladState *S, int status, const char *why)
 {
-    (void)S, (void)status;
+    (void)S, (void)status, (void)why;
 }
 
 void vl_comm_close(VladState *S)

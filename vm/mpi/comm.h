@@ -76,8 +76,11 @@ VL_INTERNAL void vl_comm_bcast(VladState *S, const char *who, int root,
                                void *data, size_t len);
 
 /* Stop every rank of the job with 'status' (MPI_Abort), when the state
-   has more than one rank; otherwise return. */
-VL_INTERNAL void vl_comm_abort(VladState *S, int status);
+   has more than one rank; otherwise return.  First the others are told
+   ('why': this rank's error, its first line), so that those waiting
+   stop with an error that says so ("stopped: rank R failed: ...") and
+   report it before the abort (comm.c, "A rank's failure"). */
+VL_INTERNAL void vl_comm_abort(VladState *S, int status, const char *why);
 
 /* Complete the pending sends, free the communicator and finalise MPI if
    the state initialised it (the state is being freed). */
