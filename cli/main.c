@@ -217,6 +217,8 @@ int main(int argc, char **argv)
         config.progress = vl_progress_update;
         vl_progress_catch_sigint();
     }
+    if (o.progress)             /* (a job's ranks write to pipes) */
+        config.waiting = vl_progress_waiting;
     VladState *S = vlad_open(&config);
     if (S == NULL) {
         fprintf(stderr, "vlad: cannot create an interpreter (out of memory, "
@@ -234,6 +236,8 @@ int main(int argc, char **argv)
         vl_options_free(&o);
         return 1;
     }
+    if (vlad_mpi_size(S) > 1)
+        vl_progress_rank(vlad_mpi_rank(S));
     if (vlad_mpi_size(S) > 1 && (o.autosave != NULL || o.resume != NULL)) {
         fprintf(stderr, "rank %d: vlad: %s is refused in a job of several "
                 "ranks: saving a parallel job is not designed yet\n",

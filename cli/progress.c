@@ -166,6 +166,38 @@ void vl_progress_end(void)
     memset(&bar, 0, sizeof bar);
 }
 
+/* ===== Waits of a parallel program ===== */
+
+/* The rank that prints, set once the state is a rank of its job (-1:
+   one process). */
+static int wait_rank = -1;
+
+void vl_progress_rank(int rank)
+{
+    wait_rank = rank;
+}
+
+void vl_progress_waiting(void *userdata, const char *what, double seconds)
+{
+    (void)userdata;
+    char prefix[32] = "";
+    if (wait_rank >= 0)
+        snprintf(prefix, sizeof prefix, "rank %d: ", wait_rank);
+    char line[160];
+    if (what != NULL)
+        snprintf(line, sizeof line, "%swaiting for %s (%.1f s)\n", prefix,
+                 what, seconds);
+    else
+        snprintf(line, sizeof line, "%sthe wait ended after %.1f s\n",
+                 prefix, seconds);
+    if (drawn) {                /* a line of its own, not over the bar */
+        fputs("\r\033[K", stderr);
+        drawn = 0;
+    }
+    fputs(line, stderr);        /* one write: stderr is unbuffered */
+    fflush(stderr);
+}
+
 /* SIGINT in a script: erase the bar, then die of the signal as before. */
 static void on_sigint(int sig)
 {

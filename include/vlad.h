@@ -121,6 +121,12 @@ typedef struct VladConfig {
        then during its reverse sweep, with 'done' of its 'total' primal
        steps reversed.  NULL: none. */
     void (*progress)(void *userdata, int64_t done, int64_t total);
+    /* Parallel programs: called when a wait for a message or for the
+       other ranks of a collective has lasted a second, with what it
+       waits for ("a message from rank 3", "the other ranks in
+       mpi-allreduce"), and again with NULL and the seconds it lasted
+       when it ends.  NULL: none. */
+    void (*waiting)(void *userdata, const char *what, double seconds);
     /* Passed back to the callbacks. */
     void *userdata;
 } VladConfig;

@@ -474,6 +474,7 @@ VLAD_MPI_CASES = \
 	%reldir%/mpi/derivs.vlad \
 	%reldir%/mpi/fig3.vlad \
 	%reldir%/mpi/pairs.vlad \
+	%reldir%/mpi/resume.vlad \
 	%reldir%/mpi/ring.vlad \
 	%reldir%/mpi/sendfirst.vlad
 EXTRA_DIST += $(VLAD_MPI_CASES:.vlad=.out) \

@@ -46,7 +46,7 @@ TIMEOUT = 120 * float(os.environ.get('VLAD_TEST_TIME_SCALE', '1'))
 passed = failed = 0
 
 PROGRAMS = ['ring', 'pairs', 'sendfirst', 'collectives', 'deep', 'derivs',
-            'fig3']
+            'fig3', 'resume']
 # fig3.vlad (a checkpoint-*j piece with only a send, only a receive, ...)
 # again under strategies whose pieces are single steps, a few steps, a
 # budget, and a budget whose held states go to files: its pieces fall
@@ -313,6 +313,45 @@ def check_lines(p):
     ok()
 
 
+def check_waiting(p):
+    """--progress: a rank that has waited a second for a message says so
+    on stderr, and says when the wait ends.  Rank 1 waits for what rank 0
+    reads from standard input, which this test writes only once it has
+    seen rank 1's line (no timing)."""
+    what = '--progress showing a wait with %d ranks' % p
+    prog = ('(if (= (mpi-rank) 0) (mpi-send 1 (read-real)) '
+            '(if (= (mpi-rank) 1) (mpi-recv 0) 0))')
+    proc = subprocess.Popen(command(p, ['--progress', '-e', prog]),
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        want = 'rank 1: waiting for a message from rank 0 ('
+        seen = ''
+        deadline = time.time() + TIMEOUT
+        while want not in seen and time.time() < deadline:
+            line = proc.stderr.readline().decode(errors='replace')
+            if not line:
+                break
+            seen += line
+        if want not in seen:
+            return bad('%s: no line %r:\n%s' % (what, want, seen))
+        proc.stdin.write(b'5\n')
+        proc.stdin.flush()
+        try:
+            out, err = proc.communicate(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            return bad('%s: no end within %g s' % (what, TIMEOUT))
+        err = seen + err.decode(errors='replace')
+        if proc.returncode != 0 or \
+                'rank 1: the wait ended after ' not in err:
+            return bad('%s: status %d\n%s' % (what, proc.returncode, err))
+        ok()
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
 def check_no_file(p):
     """No FILE and no -e under mpiexec: refused on every rank (standard
     input reaches rank 0 only: no REPL, no program on standard input)."""
@@ -362,6 +401,7 @@ def main():
             check_case(p, name, expr, expect)
         if p > 1:
             check_no_file(p)
+            check_waiting(p)
             check_stopped_others(p)
             for how in ('kill', signal.SIGINT, signal.SIGTERM):
                 check_stop(p, how)

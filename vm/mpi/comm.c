@@ -299,6 +299,41 @@ static double seconds_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* ===== Long waits, for the host's waiting callback ===== */
+
+/* A wait: when it began, and whether the callback was told. */
+typedef struct Wait {
+    double start;
+    int told;
+} Wait;
+
+#define WAIT_TELL_SECONDS 1.0
+
+/* At a turn of a wait for 'what': tell the host once it has lasted a
+   second (the clock is read every 64 turns). */
+static void wait_turn(VladState *S, Wait *w, unsigned turn,
+                      const char *what)
+{
+    if (S->config.waiting == NULL || w->told || (turn & 63) != 63)
+        return;
+    if (w->start == 0) {
+        w->start = seconds_now();
+        return;
+    }
+    if (seconds_now() - w->start >= WAIT_TELL_SECONDS) {
+        w->told = 1;
+        S->config.waiting(S->config.userdata, what, seconds_now() - w->start);
+    }
+}
+
+/* The wait has ended (or was interrupted). */
+static void wait_end(VladState *S, const Wait *w)
+{
+    if (w->told && S->config.waiting != NULL)
+        S->config.waiting(S->config.userdata, NULL,
+                          seconds_now() - w->start);
+}
+
 /* Free the bytes of the sends MPI has completed (or failed: the first
    failure's code is returned, else MPI_SUCCESS). */
 static int reap(VlComm *c)
@@ -369,6 +404,9 @@ unsigned char *vl_comm_recv(VladState *S, const char *who, int ch, int src,
         return recv_self(S, c, who, ch, len);
     MPI_Message msg;
     MPI_Status st;
+    Wait w = {0, 0};
+    char what[64];
+    snprintf(what, sizeof what, "a message from rank %d", src);
     for (unsigned turn = 0;; turn++) {
         int found = 0;
         check(S, who, MPI_Improbe(src, MSG_TAG + ch, c->comm, &found, &msg,
@@ -377,16 +415,20 @@ unsigned char *vl_comm_recv(VladState *S, const char *who, int ch, int src,
             break;
         int from;
         char *text;
-        if (pending_notice(c, &from, &text))
+        if (pending_notice(c, &from, &text)) {
+            wait_end(S, &w);
             stopped(S, c, who, from, text);
-        if (S->interrupt) {
-            char what[64];
-            snprintf(what, sizeof what, "waiting for a message from rank %d",
-                     src);
-            interrupted(S, who, vl_gc_strdup(what));
         }
+        if (S->interrupt) {
+            char waiting[80];
+            snprintf(waiting, sizeof waiting, "waiting for %s", what);
+            wait_end(S, &w);
+            interrupted(S, who, vl_gc_strdup(waiting));
+        }
+        wait_turn(S, &w, turn, what);
         pause_turn(turn);
     }
+    wait_end(S, &w);
     int n = 0;
     check(S, who, MPI_Get_count(&st, MPI_BYTE, &n));
     unsigned char *out = vl_gc_alloc_atomic(n > 0 ? (size_t)n : 1);
@@ -401,6 +443,9 @@ unsigned char *vl_comm_recv(VladState *S, const char *who, int ch, int src,
 static void finish(VladState *S, VlComm *c, const char *who, MPI_Request r,
                    void *buf, void *out, size_t size)
 {
+    Wait w = {0, 0};
+    char what[80];
+    snprintf(what, sizeof what, "the other ranks in %s", who);
     for (unsigned turn = 0;; turn++) {
         int done = 0;
         int rc = MPI_Test(&r, &done, MPI_STATUS_IGNORE);
@@ -416,12 +461,15 @@ static void finish(VladState *S, VlComm *c, const char *who, MPI_Request r,
             c->broken = 1;
             c->parked = r;
             c->parked_buf = buf;
+            wait_end(S, &w);
             if (notice)
                 stopped(S, c, who, from, text);
             interrupted(S, who, "in a collective operation");
         }
+        wait_turn(S, &w, turn, what);
         pause_turn(turn);
     }
+    wait_end(S, &w);
     memcpy(out, buf, size);
     free(buf);
 }
