@@ -2,8 +2,9 @@
 # tests/mpi/run-spmd.sh -- make check, when vlad is built with MPI: the SPMD
 # differential tester (spmd.py, seed 1, 8 random programs): values, j*,
 # *j, checkpoint-*j under every strategy of tests/cpj/runner.py and spill,
-# j* of *j and *j of checkpoint-*j, on 1, 2 and 4 ranks, against the serial
-# program doing the same arithmetic.  Skipped (77) without python3; an
+# j* of *j and of checkpoint-*j, *j of checkpoint-*j, *j and checkpoint-*j
+# of j*, on 1, 2 and 4 ranks, against the serial program doing the same
+# arithmetic.  Skipped (77) without python3; an
 # error (99) without mpiexec, which install-deps.sh installs with MPI.
 # A longer run by hand:
 #   VLAD=./vlad python3 tests/mpi/spmd.py -n 40 --seed 7

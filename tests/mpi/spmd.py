@@ -21,7 +21,11 @@ points:
   sumlist   mpi-allreduce of (list e (sin e))
   bcast     (mpi-bcast root e)
   listring  the ring of (list e (cos e))
-  loop      a named-let loop of 4..20 steps with one of these inside
+  loop      a named-let loop of 3..12 steps with one of these inside
+
+and, before some of them, rank-dependent work (rank r iterates
+z <- 0.5 z + 0.4 sin z r K times more), so that the ranks' checkpoint-*j
+plans differ and their checkpoints fall at different messages.
 
 Every rank runs the same f on its own input, x_r = b + 0.1 r, and seeds its
 own tangent t_r, cotangent c_r and (for the nested *j) d_r.  The serial
@@ -40,8 +44,12 @@ received value being the sender's expression on the sender's data
                                               = rev
   jrev   j* (tangent t_r) of x -> the gradient of (*j f x c_r)
                                               = j* of xs -> *j of F
+  jcpj   the same with checkpoint-*j inside, under each strategy
   rcpj   *j (cotangent d_r) of x -> the gradient of (checkpoint-*j f x c_r),
          under each strategy                  = *j of xs -> *j of F
+  revj   *j (cotangent c_r) of x -> the tangent of (j* f x t_r)
+                                              = *j of xs -> j* of F
+  cpjj   the same by checkpoint-*j, under each strategy
 
 to 1e-12 relative (absolute below 1).  The generator's own dual-number
 evaluation (exact values and gradients) rejects programs with branches
@@ -58,9 +66,10 @@ program, with the command line in its first line) in the output
 directory.  All programs of one P and strategy run in one vlad process.
 
 usage: spmd.py [-n PROGRAMS] [--seed S] [--sizes 1,2,4] [--vlad PATH]
-               [--outdir DIR] [-v]
+               [--outdir DIR] [--keep] [-v]
 
-Defaults: 8 programs, seed 1, sizes 1,2,4 (make check: tests/mpi/run-spmd.sh).
+Defaults: 8 programs, seed 1, sizes 1,2,4 (make check runs that:
+tests/mpi/run-spmd.sh).
 Each run has a generous timeout (TIMEOUT seconds, scaled by
 VLAD_TEST_TIME_SCALE) that only turns a hang into a failure.
 Prints "N passed, N failed"; exit status 1 when a check fails.
@@ -105,38 +114,51 @@ SERIAL_HEAD = """\
                (loop (+ r 1) (cdr l))))))
 (define (pairs a b) (map2 (lambda (u v) (list u v)) a b))
 """
-ALL = ["val", "jstar", "rev", "jrev", "cpj", "rcpj"]
-CPJ = ["cpj", "rcpj"]
+# What each rank computes, and the serial counterpart (all ranks at once;
+# component r is rank r's).  f, x, t, c, d: this rank's procedure, input,
+# tangent, output cotangent, gradient cotangent; F, xs, ts, cs, ds: the
+# lists of all ranks'.  Yes in the last column: also under every
+# strategy (the others only in the first run, the default strategy).
+REV = "(let ((yg (*j {F} {xs} {cs}))) (pairs (car yg) (cadr yg)))"
+JREV = "(cadr (j* (lambda (xss) (cadr (*j {F} xss {cs}))) {xs} {ts}))"
+RJ = "(let ((yg (*j (lambda (xss) (cadr (j* {F} xss {ts}))) {xs} {cs})))" \
+    " (pairs (car yg) (cadr yg)))"
+CALLS = [
+    ("val", "({f} {x})", "({F} {xs})", False),
+    ("jstar", "(cadr (j* {f} {x} {t}))", "(cadr (j* {F} {xs} {ts}))", False),
+    ("rev", "(*j {f} {x} {c})", REV, False),
+    ("cpj", "(checkpoint-*j {f} {x} {c})", REV, True),
+    # nested: j* of *j and of checkpoint-*j (the tangent of the gradient)
+    ("jrev", "(cadr (j* (lambda (x) (cadr (*j {f} x {c}))) {x} {t}))",
+     JREV, False),
+    ("jcpj", "(cadr (j* (lambda (x) (cadr (checkpoint-*j {f} x {c}))) {x} "
+     "{t}))", JREV, True),
+    # *j of checkpoint-*j (the gradient of <d, gradient>)
+    ("rcpj", "(cadr (*j (lambda (x) (cadr (checkpoint-*j {f} x {c}))) {x} "
+     "{d}))", "(cadr (*j (lambda (xss) (cadr (*j {F} xss {cs}))) {xs} {ds}))",
+     True),
+    # *j and checkpoint-*j of j* (the gradient of <c, tangent>)
+    ("revj", "(*j (lambda (x) (cadr (j* {f} x {t}))) {x} {c})", RJ, False),
+    ("cpjj", "(checkpoint-*j (lambda (x) (cadr (j* {f} x {t}))) {x} {c})",
+     RJ, True)]
 
 
-def spmd_calls(k, kinds):
-    f, x, t, c, d = ("p%d-%s" % (k, s) for s in "fxtcd")
-    calls = {
-        "val": "(%s %s)" % (f, x),
-        "jstar": "(cadr (j* %s %s %s))" % (f, x, t),
-        "rev": "(*j %s %s %s)" % (f, x, c),
-        "cpj": "(checkpoint-*j %s %s %s)" % (f, x, c),
-        "jrev": "(cadr (j* (lambda (x) (cadr (*j %s x %s))) %s %s))"
-                % (f, c, x, t),
-        "rcpj": "(cadr (*j (lambda (x) (cadr (checkpoint-*j %s x %s))) %s %s))"
-                % (f, c, x, d)}
+def kinds(first):
+    return [w for w, _, _, every in CALLS if first or every]
+
+
+def spmd_calls(k, first):
+    names = dict((s, "p%d-%s" % (k, s)) for s in "fxtcd")
     return "".join("(define p%d-%s-out (emit %d '%s %s))\n"
-                   % (k, w, k, w, calls[w]) for w in kinds)
+                   % (k, w, k, w, e.format(**names))
+                   for w, e, _, every in CALLS if first or every)
 
 
 def serial_calls(k):
-    F, xs, ts, cs, ds = ("p%d-%s" % (k, s) for s in ("F", "xss", "ts", "cs",
-                                                      "ds"))
-    rev = "(let ((yg (*j %s %s %s))) (pairs (car yg) (cadr yg)))" % (F, xs, cs)
-    calls = [("val", "(%s %s)" % (F, xs)),
-             ("jstar", "(cadr (j* %s %s %s))" % (F, xs, ts)),
-             ("rev", rev), ("cpj", rev),
-             ("jrev", "(cadr (j* (lambda (xss) (cadr (*j %s xss %s))) %s %s))"
-              % (F, cs, xs, ts)),
-             ("rcpj", "(cadr (*j (lambda (xss) (cadr (*j %s xss %s))) %s %s))"
-              % (F, cs, xs, ds))]
-    return "".join("(define p%d-%s-out (emit %d '%s %s))\n" % (k, w, k, w, e)
-                   for w, e in calls)
+    names = dict((s, "p%d-%s" % (k, v)) for s, v in (
+        ("F", "F"), ("xs", "xss"), ("ts", "ts"), ("cs", "cs"), ("ds", "ds")))
+    return "".join("(define p%d-%s-out (emit %d '%s %s))\n"
+                   % (k, w, k, w, e.format(**names)) for w, _, e, _ in CALLS)
 
 
 LINE = re.compile(r"^(?:\[(\d+)\] )?\(spmd (\d+) (\w+) (\d+) (.*)\)$")
@@ -211,9 +233,9 @@ class Tester:
             f.write(text)
         return path
 
-    def compare(self, what, want, got, kinds, progs, path, tol):
+    def compare(self, what, want, got, which, progs, path, tol):
         for prog in progs:
-            for kind in kinds:
+            for kind in which:
                 for r in range(len(prog.exact_p)):
                     key = (prog.k, kind, r)
                     a, b = want.get(key), got.get(key)
@@ -258,8 +280,7 @@ class Tester:
         return res
 
     def spmd(self, p, progs, spec, si, want):
-        kinds = ALL if si == 0 else CPJ
-        text = SPMD_HEAD + "".join(pr.spmd_text() + spmd_calls(pr.k, kinds)
+        text = SPMD_HEAD + "".join(pr.spmd_text() + spmd_calls(pr.k, si == 0)
                                    for pr in progs)
         path = self.write("spmd-p%d-%d.vlad" % (p, si), text)
         r, cmd = self.run(p, path, spec)
@@ -274,7 +295,7 @@ class Tester:
         if wrong:
             self.bad("%s: lines printed under another rank's prefix:\n%s"
                      % (what, "\n".join(wrong[:3])), path)
-        self.compare(what, want, got, kinds, progs, path, TOL)
+        self.compare(what, want, got, kinds(si == 0), progs, path, TOL)
         st = stats(err)
         for rk in range(p):
             s = st.get(rk, {})

@@ -160,7 +160,7 @@ class Program:
                 li, la = "li%d" % j, "la%d" % j
                 step = self.gen.gen_real(scope + [la, la, li],
                                          rng.randint(1, 2))
-                self.stages.append(("loop", ms, st, rng.randint(4, 20),
+                self.stages.append(("loop", ms, st, rng.randint(3, 12),
                                     self.gen.num(0.3, 0.7), step, kind, param,
                                     li, la))
             else:
