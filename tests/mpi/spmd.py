@@ -22,6 +22,8 @@ points:
   bcast     (mpi-bcast root e)
   listring  the ring of (list e (cos e))
   loop      a named-let loop of 3..12 steps with one of these inside
+  inner     (cadr (j* (lambda (u) C) 1 1)) or the same by *j, every rank
+            in it, C one of ring, back, pair, sum, bcast of (* u e)
 
 and, before some of them, rank-dependent work (rank r iterates
 z <- 0.5 z + 0.4 sin z r K times more), so that the ranks' checkpoint-*j

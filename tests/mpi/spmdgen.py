@@ -47,6 +47,8 @@ TRIP_G = [("(* 1.5 (sin %s))", lambda v: gr.mul(gr.const(1.5), gr.sin_(v))),
           ("(* %s 0.5)", lambda v: gr.mul(v, gr.const(0.5)))]
 KINDS = ["ring", "back", "pair", "trip", "sum", "sumlist", "bcast",
          "listring"]
+# linear in the value sent: inner j* / *j of one are simple to evaluate
+LINEAR = ["ring", "back", "pair", "sum", "bcast"]
 
 
 def sum_text(terms):
@@ -118,6 +120,19 @@ def comm_value(kind, param, v, r, p):
     return s
 
 
+def inner_value(op, kind, param, v, r, p):
+    """(cadr (op (lambda (u) COMM(u v)) 1 1)) on rank r, all ranks in the
+    same op: j* (tangent 1 on every rank) gives COMM(v); *j (cotangent 1
+    on every rank) gives the sum over ranks s of dCOMM_s/du_r: v_r, as
+    every rank's value goes to one rank, except bcast, whose root's goes
+    to all P."""
+    if op == "j*":
+        return comm_value(kind, param, v, r, p)
+    if kind != "bcast":
+        return v[r]
+    return gr.mul(gr.const(p), v[r]) if r == param % p else gr.const(0)
+
+
 def pad_text(stage, count):
     _, pd, st, _ = stage
     return ("(let lp%s ((i%s 0) (z%s %s)) (if (< i%s %s) (lp%s (+ i%s 1) "
@@ -156,13 +171,17 @@ class Program:
             kind = rng.choice(KINDS)
             param = rng.randrange(3 if kind == "trip" else 7)
             ms = "ms%d" % j
-            if rng.random() < 0.4:
+            u = rng.random()
+            if u < 0.35:
                 li, la = "li%d" % j, "la%d" % j
                 step = self.gen.gen_real(scope + [la, la, li],
                                          rng.randint(1, 2))
                 self.stages.append(("loop", ms, st, rng.randint(3, 12),
                                     self.gen.num(0.3, 0.7), step, kind, param,
                                     li, la))
+            elif u < 0.55:
+                self.stages.append(("inner", ms, st, rng.choice(["*j", "j*"]),
+                                    rng.choice(LINEAR), param))
             else:
                 self.stages.append(("comm", ms, st, kind, param))
             scope.append(ms)
@@ -204,6 +223,12 @@ class Program:
                         z = gr.add(gr.mul(gr.const(0.5), z),
                                    gr.mul(gr.const(0.4), gr.sin_(z)))
                     env[s[1]] = z
+            elif s[0] == "inner":
+                _, ms, st, op, kind, param = s
+                v = [env[st] for env in envs]
+                self.sent += v
+                for r, env in enumerate(envs):
+                    env[ms] = inner_value(op, kind, param, v, r, p)
             elif s[0] == "comm":
                 _, ms, st, kind, param = s
                 v = [env[st] for env in envs]
@@ -275,6 +300,12 @@ class Program:
             elif s[0] == "pad":
                 binds.append("(%s %s)" % (
                     s[1], pad_text(s, "(* %d me)" % s[3])))
+            elif s[0] == "inner":
+                _, ms, st, op, kind, param = s
+                iu = "iu%s" % ms
+                binds.append("(%s (cadr (%s (lambda (%s) %s) 1 1)))" % (
+                    ms, op, iu, comm_spmd(kind, param,
+                                          "(* %s %s)" % (iu, st))))
             elif s[0] == "comm":
                 _, ms, st, kind, param = s
                 binds.append("(%s %s)" % (ms, comm_spmd(kind, param, st)))
@@ -314,6 +345,19 @@ class Program:
                 for r in ranks:
                     binds.append("(%s %s)" % (rn(s[1], r), pad_text(
                         s[:2] + (rn(s[2], r),) + s[3:], str(r * s[3]))))
+            elif s[0] == "inner":
+                _, ms, st, op, kind, param = s
+                iu = [rn("iu", r) for r in ranks]
+                v = ["(* %s %s)" % (iu[r], rn(st, r)) for r in ranks]
+                ones = "(list %s)" % " ".join("1" for _ in ranks)
+                binds.append(
+                    "(I%s (cadr (%s (lambda (ius) (let (((list %s) ius)) "
+                    "(list %s))) %s %s)))" % (
+                        ms, op, " ".join(iu), " ".join(
+                            comm_serial(kind, param, v, r, p) for r in ranks),
+                        ones, ones))
+                binds.append("((list %s) I%s)" % (
+                    " ".join(rn(ms, r) for r in ranks), ms))
             elif s[0] == "comm":
                 _, ms, st, kind, param = s
                 v = [rn(st, r) for r in ranks]
