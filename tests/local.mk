@@ -480,10 +480,17 @@ VLAD_MPI_CASES = \
 EXTRA_DIST += $(VLAD_MPI_CASES:.vlad=.out) \
 	%reldir%/mpi/runner.py \
 	%reldir%/mpi/serial.sh \
-	%reldir%/mpi/ranks.sh
+	%reldir%/mpi/ranks.sh \
+	%reldir%/mpi/spmd.py \
+	%reldir%/mpi/spmdgen.py \
+	%reldir%/mpi/run-spmd.sh
 TESTS += %reldir%/mpi/serial.sh
 if VL_MPI
 TESTS += %reldir%/mpi/ranks.sh
+## The SPMD differential tester (issue 33 item 3): random programs whose
+## values go through other ranks, against the serial program doing the
+## same arithmetic, on 1, 2 and 4 ranks.
+TESTS += %reldir%/mpi/run-spmd.sh
 endif
 
 VLAD_UNIT_TESTS = \
