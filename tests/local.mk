@@ -437,6 +437,7 @@ VLAD_EXAMPLE_TESTS = \
 	examples/gradient-descent.vlad \
 	examples/hessian.vlad \
 	examples/lists.vlad \
+	examples/mpi/heat.vlad \
 	examples/mpi/ring.vlad \
 	examples/nested.vlad \
 	examples/newton.vlad \
@@ -467,6 +468,8 @@ VLAD_TEST_FILES = \
 ## Parallel programs (tests/mpi/runner.py): run as 1 rank always
 ## (serial.sh), as 2 and 4 ranks under mpiexec when vlad is built with MPI
 ## (ranks.sh).  Each NAME.vlad prints NAME.out for every number of ranks.
+## heat.sh (heat-check.py): examples/mpi/heat.vlad's gradients agree on
+## 1, 2 and 4 ranks and with j*.
 VLAD_MPI_CASES = \
 	%reldir%/mpi/collectives.vlad \
 	%reldir%/mpi/deep.vlad \
@@ -476,10 +479,13 @@ VLAD_MPI_CASES = \
 EXTRA_DIST += $(VLAD_MPI_CASES:.vlad=.out) \
 	%reldir%/mpi/runner.py \
 	%reldir%/mpi/serial.sh \
-	%reldir%/mpi/ranks.sh
+	%reldir%/mpi/ranks.sh \
+	%reldir%/mpi/heat-check.py \
+	%reldir%/mpi/heat.sh
 TESTS += %reldir%/mpi/serial.sh
 if VL_MPI
 TESTS += %reldir%/mpi/ranks.sh
+TESTS += %reldir%/mpi/heat.sh
 endif
 
 VLAD_UNIT_TESTS = \
