@@ -12,6 +12,8 @@
 ## other calls of the embedding API, ~30 s; BENCH_API_ARGS='--quick').
 ## "make bench-persist" runs only bench/persist/run (saving and loading
 ## checkpoints of the rotation benchmark's state, ~20 s).
+## "make bench-mpi" runs only bench/mpi/run (examples/mpi/heat.vlad on 1 and
+## 2 ranks: primal, *j, checkpoint-*j; ~3 min; BENCH_MPI_ARGS='--runs 3').
 ## "make bench-spill" runs only bench/cpj/spill (checkpoint-*j under
 ## budget=2M with spill=DIR against the run in memory and the primal,
 ## rotation l = 3203, ~2 min; BENCH_SPILL_ARGS='--l 801 --runs 1').
@@ -23,6 +25,7 @@ BENCH_API_ARGS =
 BENCH_CKPT_ARGS =
 BENCH_PERSIST_ARGS =
 BENCH_SPILL_ARGS =
+BENCH_MPI_ARGS =
 
 bench: vlad$(EXEEXT)
 	VLAD='$(abs_top_builddir)/vlad$(EXEEXT)' srcdir='$(abs_top_srcdir)' \
@@ -58,5 +61,9 @@ bench-spill: vlad$(EXEEXT)
 	VLAD='$(abs_top_builddir)/vlad$(EXEEXT)' \
 	  $(srcdir)/%reldir%/cpj/spill $(BENCH_SPILL_ARGS)
 
+bench-mpi: vlad$(EXEEXT)
+	VLAD='$(abs_top_builddir)/vlad$(EXEEXT)' \
+	  $(srcdir)/%reldir%/mpi/run $(BENCH_MPI_ARGS)
+
 .PHONY: bench bench-ad bench-cpj bench-ckpt bench-api bench-persist \
-	bench-spill
+	bench-spill bench-mpi

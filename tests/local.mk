@@ -437,6 +437,7 @@ VLAD_EXAMPLE_TESTS = \
 	examples/gradient-descent.vlad \
 	examples/hessian.vlad \
 	examples/lists.vlad \
+	examples/mpi/heat.vlad \
 	examples/mpi/ring.vlad \
 	examples/nested.vlad \
 	examples/newton.vlad \
@@ -468,6 +469,8 @@ VLAD_TEST_FILES = \
 ## Parallel programs (tests/mpi/runner.py): run as 1 rank always
 ## (serial.sh), as 2 and 4 ranks under mpiexec when vlad is built with MPI
 ## (ranks.sh).  Each NAME.vlad prints NAME.out for every number of ranks.
+## heat.sh (heat-check.py): examples/mpi/heat.vlad's gradients agree on
+## 1, 2 and 4 ranks and with j*.
 VLAD_MPI_CASES = \
 	%reldir%/mpi/collectives.vlad \
 	%reldir%/mpi/deep.vlad \
@@ -483,7 +486,9 @@ EXTRA_DIST += $(VLAD_MPI_CASES:.vlad=.out) \
 	%reldir%/mpi/ranks.sh \
 	%reldir%/mpi/spmd.py \
 	%reldir%/mpi/spmdgen.py \
-	%reldir%/mpi/run-spmd.sh
+	%reldir%/mpi/run-spmd.sh \
+	%reldir%/mpi/heat-check.py \
+	%reldir%/mpi/heat.sh
 TESTS += %reldir%/mpi/serial.sh
 if VL_MPI
 TESTS += %reldir%/mpi/ranks.sh
@@ -491,6 +496,9 @@ TESTS += %reldir%/mpi/ranks.sh
 ## values go through other ranks, against the serial program doing the
 ## same arithmetic, on 1, 2 and 4 ranks.
 TESTS += %reldir%/mpi/run-spmd.sh
+## examples/mpi/heat.vlad on 1, 2 and 4 ranks: the same global problem,
+## the same objective and gradients (issue 33 item 4).
+TESTS += %reldir%/mpi/heat.sh
 endif
 
 VLAD_UNIT_TESTS = \
