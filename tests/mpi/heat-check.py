@@ -7,7 +7,7 @@ usage: heat-check.py P [P ...]   (P = 1: plain ./vlad; P > 1: mpiexec -n P)
 
 The global problem is fixed (CELLS = 16, STEPS = 200); for each P it runs
 the example's gradient (SHOW = 1: every rank writes its part, rank 0 the
-totals) by *j and by checkpoint-*j under binomial,budget=16K (which
+totals) by *j and by checkpoint-*j under binomial,budget=48K (which
 re-executes on every P: checked from --stats, so the receive log is
 replayed), binomial,slots=2 and bisection, and its j* along the example's
 direction v.  Checks, to 1e-12 relative:
@@ -32,7 +32,7 @@ vlad = os.environ.get('VLAD', './vlad')
 TIMEOUT = 120 * float(os.environ.get('VLAD_TEST_TIME_SCALE', '1'))
 CELLS, STEPS = 16, 200
 TOL = 1e-12
-STRATEGIES = ['binomial,budget=16K', 'binomial,slots=2', 'bisection']
+STRATEGIES = ['binomial,budget=48K', 'binomial,slots=2', 'bisection']
 failures = []      # what failed, one message a check
 checks = 0
 

@@ -58,8 +58,8 @@ evaluation (exact values and gradients) rejects programs with branches
 near their thresholds, large magnitudes or cancellation, and also checks
 the serial reference's values and gradients to 1e-9.
 
-Every run has --stats; with P > 1 mpiexec -l prefixes each rank's lines
-with "[R] " (vlad's --stats lines carry no rank).  Checked: every rank
+Every run has --stats; with P > 1 vlad prefixes each of a rank's lines
+with "rank R: ", and mpiexec -l with "[R] ": the two must agree.  Checked: every rank
 reports its steps, and in checkpoint-*j runs its re-executed steps; the
 re-executed steps per rank are summed over the strategies and printed.
 
@@ -164,8 +164,8 @@ def serial_calls(k):
 
 
 LINE = re.compile(r"^(?:\[(\d+)\] )?\(spmd (\d+) (\w+) (\d+) (.*)\)$")
-STAT = re.compile(r"^(?:\[(\d+)\] )?(steps|checkpoint-\*j re-executed steps)"
-                  r": (\d+)")
+STAT = re.compile(r"^(?:\[(\d+)\] )?(?:rank (\d+): )?"
+                  r"(steps|checkpoint-\*j re-executed steps): (\d+)")
 
 
 def results(out):
@@ -188,9 +188,12 @@ def stats(err):
     for line in err.splitlines():
         m = STAT.match(line)
         if m:
-            r = int(m.group(1) or 0)
-            out.setdefault(r, {}).setdefault(m.group(2), []).append(
-                int(m.group(3)))
+            r = int(m.group(1) or m.group(2) or 0)
+            if m.group(1) is not None and m.group(2) is not None \
+                    and m.group(1) != m.group(2):
+                r = -1              # mpiexec's rank is not vlad's
+            out.setdefault(r, {}).setdefault(m.group(3), []).append(
+                int(m.group(4)))
     return out
 
 
