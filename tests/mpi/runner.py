@@ -126,6 +126,17 @@ CASES = [
      '(mpi-allreduce 1))',
      lambda p: None if p == 1 else
      "mpi-allreduce: the ranks' values have different shapes"),
+    # a rank that has finished says so: waiting for it is an error
+    ('a receive from a rank that has finished',
+     '(if (= (mpi-rank) 0) (mpi-recv %s) 0)' % LAST,
+     lambda p: 'the receive would wait forever' if p == 1 else
+     'mpi-recv: rank %d has finished its program: the message it waits '
+     'for can never come' % (p - 1)),
+    ('a collective a finished rank never joins',
+     '(if (= (mpi-rank) 0) (mpi-allreduce 1) 0)',
+     lambda p: None if p == 1 else
+     'has finished its program: it will never take part in this '
+     'collective operation'),
     # standard input reaches rank 0 only (here: nothing); the others read
     # its end instead of waiting forever
     ('read-real on a rank without standard input', '(read-real)',

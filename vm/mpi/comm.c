@@ -40,6 +40,10 @@ struct VlComm {
     int broken;                     /* a collective was interrupted */
     int stopped_by;                 /* the rank whose failure ended a wait
                                        here (its notice), or -1 */
+    unsigned char *finished;        /* by rank: which of its end's empty
+                                       messages arrived (bit ch: channel
+                                       ch's; FIN_BIT: FIN_TAG's) */
+    int any_finished;               /* a FIN_TAG message came: its rank + 1 */
     MPI_Comm comm;
     MPI_Comm end;                   /* the end's barrier only: no program's
                                        collective can match it */
@@ -243,6 +247,11 @@ VladStatus vl_comm_join(VladState *S, const void *host_comm,
     c->joined = 1;
     c->parked = MPI_REQUEST_NULL;
     c->stopped_by = -1;
+    c->finished = calloc((size_t)c->size, 1);
+    if (c->finished == NULL) {
+        *why = "out of memory";
+        return VLAD_ERR_MEMORY;
+    }
     return VLAD_OK;
 }
 
@@ -259,6 +268,16 @@ VladStatus vl_comm_join(VladState *S, const void *host_comm,
    left running. */
 #define ABORT_TAG (MSG_TAG + VL_COMM_CHANNELS)
 #define ACK_TAG (ABORT_TAG + 1)
+/* A rank whose program is over says so to every other (vl_comm_close):
+   an empty message on each channel's tag (a message of the program is
+   never empty), which arrives after all it sent there, and one on
+   FIN_TAG for the collectives.  A receive from it that meets the empty
+   message, or a collective that sees a FIN_TAG one, waits in vain: an
+   error, not a wait for ever. */
+#define FIN_TAG (ACK_TAG + 1)
+#define FIN_BIT (1u << VL_COMM_CHANNELS)
+#define FIN_GRACE 2.0           /* seconds (a collective it took part in
+                                   completes well before) */
 #define ABORT_WAIT 5.0
 #define NOTICE_MAX 400
 
@@ -297,6 +316,86 @@ static double seconds_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static VL_NORETURN void ended(VladState *S, const char *who, int src)
+{
+    vl_except_runtime(S, VLAD_ERR_RUNTIME, "%s: rank %d has finished its "
+                      "program: the message it waits for can never come",
+                      who, src);
+}
+
+/* Whether a rank's FIN_TAG message has come (c->any_finished). */
+static int any_over(VlComm *c)
+{
+    if (c->any_finished)
+        return 1;
+    int flag = 0;
+    MPI_Status st;
+    if (MPI_Iprobe(MPI_ANY_SOURCE, FIN_TAG, c->comm, &flag, &st)
+        != MPI_SUCCESS || !flag)
+        return 0;
+    MPI_Recv(NULL, 0, MPI_BYTE, st.MPI_SOURCE, FIN_TAG, c->comm,
+             MPI_STATUS_IGNORE);
+    c->any_finished = st.MPI_SOURCE + 1;
+    c->finished[st.MPI_SOURCE] |= FIN_BIT;
+    return 1;
+}
+
+/* Every rank is at the end: take in what they sent and nobody received,
+   up to their end's empty messages (MPI wants no message left unmatched
+   at MPI_Finalize: UCX would say so on standard output).  Each wait is
+   bounded (about two seconds). */
+static void drain(VlComm *c)
+{
+    static const int tags[] = {MSG_TAG + VL_COMM_PROGRAM,
+                               MSG_TAG + VL_COMM_ADJOINT, FIN_TAG};
+    static const unsigned bits[] = {1u << VL_COMM_PROGRAM,
+                                    1u << VL_COMM_ADJOINT, FIN_BIT};
+    for (int k = 0; k < c->size; k++)
+        for (size_t t = 0; k != c->rank && t < sizeof tags / sizeof *tags;
+             t++) {
+            double end = seconds_now() + FIN_GRACE;
+            for (unsigned turn = 0; !(c->finished[k] & bits[t])
+                                    && seconds_now() < end; turn++) {
+                int found = 0, n = 0;
+                MPI_Message msg;
+                MPI_Status st;
+                if (MPI_Improbe(k, tags[t], c->comm, &found, &msg, &st)
+                    != MPI_SUCCESS)
+                    break;
+                if (!found) {
+                    pause_turn(turn);
+                    continue;
+                }
+                if (MPI_Get_count(&st, MPI_BYTE, &n) != MPI_SUCCESS)
+                    break;
+                void *buf = malloc(n > 0 ? (size_t)n : 1);
+                if (buf == NULL)
+                    break;
+                int rc = MPI_Mrecv(buf, n, MPI_BYTE, &msg,
+                                   MPI_STATUS_IGNORE);
+                free(buf);
+                if (rc != MPI_SUCCESS)
+                    break;
+                if (n == 0)
+                    c->finished[k] |= bits[t];
+            }
+        }
+}
+
+/* Tell every other rank that this one's program is over. */
+static void say_finished(VlComm *c)
+{
+    static const int tags[] = {MSG_TAG + VL_COMM_PROGRAM,
+                               MSG_TAG + VL_COMM_ADJOINT, FIN_TAG};
+    for (int k = 0; k < c->size; k++)
+        for (size_t t = 0; t < sizeof tags / sizeof tags[0]; t++) {
+            MPI_Request r;
+            if (k != c->rank && MPI_Isend(NULL, 0, MPI_BYTE, k, tags[t],
+                                          c->comm, &r) == MPI_SUCCESS)
+                MPI_Request_free(&r);
+        }
 }
 
 /* ===== Long waits, for the host's waiting callback ===== */
@@ -402,6 +501,8 @@ unsigned char *vl_comm_recv(VladState *S, const char *who, int ch, int src,
     VlComm *c = usable(S, who);
     if (src == c->rank)
         return recv_self(S, c, who, ch, len);
+    if (c->finished[src] & (1u << ch))
+        ended(S, who, src);
     MPI_Message msg;
     MPI_Status st;
     Wait w = {0, 0};
@@ -433,6 +534,10 @@ unsigned char *vl_comm_recv(VladState *S, const char *who, int ch, int src,
     check(S, who, MPI_Get_count(&st, MPI_BYTE, &n));
     unsigned char *out = vl_gc_alloc_atomic(n > 0 ? (size_t)n : 1);
     check(S, who, MPI_Mrecv(out, n, MPI_BYTE, &msg, MPI_STATUS_IGNORE));
+    if (n == 0) {                   /* src's program is over */
+        c->finished[src] |= 1u << ch;
+        ended(S, who, src);
+    }
     *len = (size_t)n;
     return out;
 }
@@ -444,6 +549,7 @@ static void finish(VladState *S, VlComm *c, const char *who, MPI_Request r,
                    void *buf, void *out, size_t size)
 {
     Wait w = {0, 0};
+    double over_since = 0;
     char what[80];
     snprintf(what, sizeof what, "the other ranks in %s", who);
     for (unsigned turn = 0;; turn++) {
@@ -457,13 +563,26 @@ static void finish(VladState *S, VlComm *c, const char *who, MPI_Request r,
         int from;
         char *text;
         int notice = pending_notice(c, &from, &text);
-        if (notice || S->interrupt) {
+        /* a rank that has finished may have taken its part in this one
+           before: it fails only if it does not complete in a while */
+        int over = 0;
+        if (any_over(c)) {
+            if (over_since == 0)
+                over_since = seconds_now();
+            over = seconds_now() - over_since > FIN_GRACE;
+        }
+        if (notice || over || S->interrupt) {
             c->broken = 1;
             c->parked = r;
             c->parked_buf = buf;
             wait_end(S, &w);
             if (notice)
                 stopped(S, c, who, from, text);
+            if (over)
+                vl_except_runtime(S, VLAD_ERR_RUNTIME, "%s: rank %d has "
+                                  "finished its program: it will never "
+                                  "take part in this collective operation",
+                                  who, c->any_finished - 1);
             interrupted(S, who, "in a collective operation");
         }
         wait_turn(S, &w, turn, what);
@@ -631,8 +750,12 @@ void vl_comm_close(VladState *S)
            its MPI_Abort ends (inside MPI_Finalize MPICH's abort never
            returns, and the job would hang).  A vlad_interrupt (Ctrl-C,
            SIGTERM) ends the wait too. */
-        if (c->size > 1 && c->parked == MPI_REQUEST_NULL)
+        if (c->size > 1 && c->parked == MPI_REQUEST_NULL) {
+            say_finished(c);
             clean = end_together(S, c);
+            if (clean)
+                drain(c);
+        }
         /* Every program is over: a send received has completed or soon
            will (its data is out); one still pending after about a second
            was never received, and never will be (an erroneous program,
@@ -667,6 +790,7 @@ void vl_comm_close(VladState *S)
     }
     free(c->req);
     free(c->buf);
+    free(c->finished);
     free(c);
 }
 
