@@ -559,7 +559,7 @@ VLAD_CONFORMANCE_FILES = \
 
 check_PROGRAMS += $(VLAD_UNIT_TESTS)
 ## Programs without their own _LDADD (the unit tests) link the core.
-LDADD = libvlad-core.la $(GC_LIBS) $(MPI_LIBS) -lm
+LDADD = libvlad-core.la $(GC_LIBS) $(MPI_LINK) -lm
 ## The one unit test of the vlad program's own code: its SIGINT
 ## bookkeeping, with cli/signals.c and the whole library.
 %canon_reldir%_unit_test_cli_signals_SOURCES = \

@@ -61,11 +61,13 @@ if grep -q __asan_init "$real" 2>/dev/null \
     # of deadly signals need more stack (a stack-overflow report, or a
     # hang at exit, in about one run in ten at 16 KiB)
     works=1024 guarded=1024 smallest=32
-elif test -f "$libs/libvlad.so" && grep -q MPI_Init "$libs/libvlad.so"; then
-    # vlad built with MPI: MPICH's libraries (libmpich, hwloc, ucx) run
-    # constructors as they are loaded, before main, that need more than
-    # 16 KiB now and then (a SIGSEGV before vlad runs, in about half the
-    # runs at 16 KiB, a few in 30 at 20 KiB, none at 24 KiB); doc/parallel.md
+elif test -f "$libs/libvlad.so" \
+     && objdump -p "$libs/libvlad.so" 2>/dev/null | grep -q 'NEEDED.*mpi'; then
+    # vlad linked with MPI (an MPI other than MPICH, which is loaded only
+    # under a launcher): its libraries run constructors as they are
+    # loaded, before main, that need more than 16 KiB now and then (MPICH
+    # linked: a SIGSEGV before vlad runs in about half the runs at 16 KiB,
+    # a few in 30 at 20 KiB, none at 24 KiB); doc/parallel.md
     smallest=32
 fi
 

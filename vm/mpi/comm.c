@@ -22,6 +22,76 @@
 #ifdef HAVE_MPI
 #include <mpi.h>
 #endif
+#ifdef VL_MPI_SONAME
+#include <dlfcn.h>
+
+/* MPI loaded at run time (configure: VL_MPI_SONAME): its functions, looked
+   up by name when a state first joins; every call of this file goes
+   through them (the macros below).  Process-wide, as MPI is. */
+#define VL_MPI_FUNCTIONS(X)                                             \
+    X(Abort) X(Comm_dup) X(Comm_free) X(Comm_rank)                     \
+    X(Comm_set_errhandler) X(Comm_size) X(Error_string) X(Finalize)    \
+    X(Finalized) X(Get_count) X(Iallreduce) X(Ibarrier) X(Ibcast)      \
+    X(Improbe) X(Init_thread) X(Initialized) X(Iprobe) X(Isend)        \
+    X(Mrecv) X(Recv) X(Request_free) X(Test)
+static struct {
+#define VL_MPI_FIELD_(NAME) __typeof__(MPI_##NAME) *NAME;
+    VL_MPI_FUNCTIONS(VL_MPI_FIELD_)
+#undef VL_MPI_FIELD_
+    int loaded;
+} mpi;
+#define MPI_Abort (mpi.Abort)
+#define MPI_Comm_dup (mpi.Comm_dup)
+#define MPI_Comm_free (mpi.Comm_free)
+#define MPI_Comm_rank (mpi.Comm_rank)
+#define MPI_Comm_set_errhandler (mpi.Comm_set_errhandler)
+#define MPI_Comm_size (mpi.Comm_size)
+#define MPI_Error_string (mpi.Error_string)
+#define MPI_Finalize (mpi.Finalize)
+#define MPI_Finalized (mpi.Finalized)
+#define MPI_Get_count (mpi.Get_count)
+#define MPI_Iallreduce (mpi.Iallreduce)
+#define MPI_Ibarrier (mpi.Ibarrier)
+#define MPI_Ibcast (mpi.Ibcast)
+#define MPI_Improbe (mpi.Improbe)
+#define MPI_Init_thread (mpi.Init_thread)
+#define MPI_Initialized (mpi.Initialized)
+#define MPI_Iprobe (mpi.Iprobe)
+#define MPI_Isend (mpi.Isend)
+#define MPI_Mrecv (mpi.Mrecv)
+#define MPI_Recv (mpi.Recv)
+#define MPI_Request_free (mpi.Request_free)
+#define MPI_Test (mpi.Test)
+
+/* Load MPI (once): 1, or 0 with the reason in *why. */
+static int load_mpi(const char **why)
+{
+    if (mpi.loaded)
+        return 1;
+    void *h = dlopen(VL_MPI_SONAME, RTLD_NOW | RTLD_GLOBAL);
+    if (h == NULL) {
+        const char *e = dlerror();
+        *why = e != NULL ? e : "cannot load " VL_MPI_SONAME;
+        return 0;
+    }
+#define VL_MPI_LOOKUP_(NAME)                                            \
+    *(void **)&mpi.NAME = dlsym(h, "MPI_" #NAME);                      \
+    if (mpi.NAME == NULL) {                                             \
+        *why = "MPI_" #NAME " is missing from " VL_MPI_SONAME;         \
+        return 0;                                                       \
+    }
+    VL_MPI_FUNCTIONS(VL_MPI_LOOKUP_)
+#undef VL_MPI_LOOKUP_
+    mpi.loaded = 1;             /* (the library stays: MPI is for good) */
+    return 1;
+}
+#else
+static int load_mpi(const char **why)
+{
+    (void)why;
+    return 1;                   /* linked */
+}
+#endif
 
 /* A message a rank sent itself (malloc'd). */
 typedef struct SelfMsg {
@@ -202,6 +272,12 @@ VladStatus vl_comm_join(VladState *S, const void *host_comm,
         *why = "the state has joined its ranks already";
         return VLAD_ERR_ARGUMENT;
     }
+    if (host_comm == NULL && !launched())
+        return VLAD_OK;             /* one process: rank 0 of 1 (a host
+                                       that initialised MPI hands its
+                                       communicator over) */
+    if (!load_mpi(why))
+        return VLAD_ERR_IO;
     int up = 0, down = 0;
     MPI_Initialized(&up);
     MPI_Finalized(&down);
