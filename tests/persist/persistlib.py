@@ -26,7 +26,8 @@ def env():
 
 def kill_after_save(p, saved, delay):
     """Kill p (SIGKILL) 'delay' seconds after the file 'saved' appears;
-    True if it was killed, False if it ended first."""
+    True if it was killed, False if it ended first (or was killed after
+    its program ended, its file already removed)."""
     deadline = time.monotonic() + 60 * SCALE
     while not os.path.exists(saved) and p.poll() is None:
         if time.monotonic() > deadline:
@@ -38,4 +39,8 @@ def kill_after_save(p, saved, delay):
     if killed:
         p.kill()
     p.wait()
-    return killed
+    # a kill that came after the program ended -- its file removed, the
+    # process on its way out (a loaded machine widens that moment) --
+    # found a run that ended: what it wrote is whole, there is nothing
+    # to resume
+    return killed and p.returncode != 0 and os.path.exists(saved)
