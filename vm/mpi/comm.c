@@ -168,14 +168,19 @@ static VL_NORETURN void interrupted(VladState *S, const char *who,
                       who, what);
 }
 
-/* One more turn of a wait: yield, then sleep up to 1 ms. */
+/* One more turn of a wait: yield (on an idle core that returns at once:
+   a message a few hundred microseconds away, as in the lockstep of two
+   ranks' reverse sweeps, is met without oversleeping it), then sleep up
+   to 1 ms. */
+#define YIELD_TURNS 4096u
 static void pause_turn(unsigned turn)
 {
-    if (turn < 256) {
+    if (turn < YIELD_TURNS) {
         sched_yield();
         return;
     }
-    long ns = 10000L << (turn < 263 ? turn - 256 : 7);
+    turn -= YIELD_TURNS;
+    long ns = 10000L << (turn < 7 ? turn : 7);
     if (ns > 1000000L)
         ns = 1000000L;
     struct timespec ts = {0, ns};
@@ -779,8 +784,8 @@ void vl_comm_abort(VladState *S, int status, const char *why)
 }
 
 /* Turns of pause_turn the end gives sends to complete once every program
-   is over (the first 256 only yield; then about a second in all). */
-#define END_TURNS (256 + 1000)
+   is over (the first ones only yield; then about a second in all). */
+#define END_TURNS (YIELD_TURNS + 1000)
 
 /* The barrier of the end (vl_comm_close), polled as a receive is, reaping
    completed sends meanwhile: 1 when every rank has reached it, 0 when an
