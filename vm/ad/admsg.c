@@ -289,19 +289,15 @@ static const char *kinds_text(VladState *S, const char *k, size_t n)
 static VlMessage with_header(Walk *w, Value v)
 {
     VladState *S = w->S;
-    StrBuf body;
-    vl_strbuf_init(&body);
-    VlMessageReals r = reals_of(w);
-    vl_message_encode_into(S, w->who, v, &r, &body);
     StrBuf b;
     vl_strbuf_init(&b);
     uint64_t n = S->nad;
-    char flags = w->reals > 0;
-    vl_strbuf_add(&b, "H", 1);
-    vl_strbuf_add(&b, &flags, 1);
+    vl_strbuf_add(&b, "H?", 2);             /* flags: below, once known */
     vl_strbuf_add(&b, (const char *)&n, sizeof n);
     vl_strbuf_add(&b, kinds(S), S->nad);
-    vl_strbuf_add(&b, body.data, body.len);
+    VlMessageReals r = reals_of(w);
+    vl_message_encode_into(S, w->who, v, &r, &b);
+    b.data[1] = w->reals > 0;
     return (VlMessage){(unsigned char *)b.data, b.len};
 }
 
@@ -365,12 +361,15 @@ static void log_received(Walk *w, const unsigned char *data, size_t len)
     }
 }
 
-static const MsgLogged *replayed(Walk *w)
+/* The message the first run logged here (its bytes; their number in
+   *len), whose floor reals the decoding takes. */
+static const unsigned char *replayed(Walk *w, size_t *len)
 {
     const MsgLogged *m = w->S->msglog_hooks.replay(w->S, w->who);
     w->logged = m;
     w->next_floor = 0;
-    return m;
+    *len = m->len;
+    return m->data;
 }
 
 /* ===== Point to point ===== */
@@ -395,9 +394,7 @@ Value vl_admsg_recv(VladState *S, const char *who, int ch, int src)
     const unsigned char *data;
     size_t len;
     if (w.replay) {
-        const MsgLogged *m = replayed(&w);
-        data = m->data;
-        len = m->len;
+        data = replayed(&w, &len);
     } else {
         if (ch == VL_COMM_PROGRAM)
             vl_state_flush_lines(S);    /* what was written shows before */
@@ -458,9 +455,7 @@ Value vl_admsg_allreduce(VladState *S, const char *who, Value v)
     const unsigned char *data = m.data;
     size_t len = m.len;
     if (w.replay) {
-        const MsgLogged *l = replayed(&w);
-        data = l->data;
-        len = l->len;
+        data = replayed(&w, &len);
     } else {
         /* the reals' values, and a hash of everything else (the shape) */
         const unsigned char *p = m.data, *end = m.data + m.len;
@@ -517,9 +512,7 @@ Value vl_admsg_bcast(VladState *S, const char *who, int root, Value v)
     const unsigned char *data;
     size_t len;
     if (w.replay) {
-        const MsgLogged *l = replayed(&w);
-        data = l->data;
-        len = l->len;
+        data = replayed(&w, &len);
     } else {
         agree(S, who, COLL_BCAST, root, 0, "the ranks name different roots");
         uint64_t n = m.len;

@@ -392,6 +392,28 @@ static VL_NORETURN void stopped(VladState *S, VlComm *c, const char *who,
                       "%s", who, from, text);
 }
 
+/* The end's empty messages, by tag, and the bits of VlComm.finished
+   that say each one arrived. */
+#define FIN_MESSAGES 3
+static const int fin_tags[FIN_MESSAGES] = {MSG_TAG + VL_COMM_PROGRAM,
+                                           MSG_TAG + VL_COMM_ADJOINT,
+                                           FIN_TAG};
+static const unsigned fin_bits[FIN_MESSAGES] = {1u << VL_COMM_PROGRAM,
+                                                1u << VL_COMM_ADJOINT,
+                                                FIN_BIT};
+
+/* Tell rank 'to' that this one has said why it stops (or that, finished,
+   it has nothing to say): vl_comm_abort of the rank that failed waits
+   for it. */
+static void acknowledge(VlComm *c, int to)
+{
+    static const int one = 1;
+    MPI_Request r;
+    if (MPI_Isend(&one, 1, MPI_INT, to, ACK_TAG, c->comm, &r)
+        == MPI_SUCCESS)
+        MPI_Request_free(&r);
+}
+
 static double seconds_now(void)
 {
     struct timespec ts;
@@ -429,20 +451,15 @@ static int any_over(VlComm *c)
    bounded (about two seconds). */
 static void drain(VlComm *c)
 {
-    static const int tags[] = {MSG_TAG + VL_COMM_PROGRAM,
-                               MSG_TAG + VL_COMM_ADJOINT, FIN_TAG};
-    static const unsigned bits[] = {1u << VL_COMM_PROGRAM,
-                                    1u << VL_COMM_ADJOINT, FIN_BIT};
     for (int k = 0; k < c->size; k++)
-        for (size_t t = 0; k != c->rank && t < sizeof tags / sizeof *tags;
-             t++) {
+        for (size_t t = 0; k != c->rank && t < FIN_MESSAGES; t++) {
             double end = seconds_now() + FIN_GRACE;
-            for (unsigned turn = 0; !(c->finished[k] & bits[t])
+            for (unsigned turn = 0; !(c->finished[k] & fin_bits[t])
                                     && seconds_now() < end; turn++) {
                 int found = 0, n = 0;
                 MPI_Message msg;
                 MPI_Status st;
-                if (MPI_Improbe(k, tags[t], c->comm, &found, &msg, &st)
+                if (MPI_Improbe(k, fin_tags[t], c->comm, &found, &msg, &st)
                     != MPI_SUCCESS)
                     break;
                 if (!found) {
@@ -460,7 +477,7 @@ static void drain(VlComm *c)
                 if (rc != MPI_SUCCESS)
                     break;
                 if (n == 0)
-                    c->finished[k] |= bits[t];
+                    c->finished[k] |= fin_bits[t];
             }
         }
 }
@@ -468,12 +485,10 @@ static void drain(VlComm *c)
 /* Tell every other rank that this one's program is over. */
 static void say_finished(VlComm *c)
 {
-    static const int tags[] = {MSG_TAG + VL_COMM_PROGRAM,
-                               MSG_TAG + VL_COMM_ADJOINT, FIN_TAG};
     for (int k = 0; k < c->size; k++)
-        for (size_t t = 0; t < sizeof tags / sizeof tags[0]; t++) {
+        for (size_t t = 0; t < FIN_MESSAGES; t++) {
             MPI_Request r;
-            if (k != c->rank && MPI_Isend(NULL, 0, MPI_BYTE, k, tags[t],
+            if (k != c->rank && MPI_Isend(NULL, 0, MPI_BYTE, k, fin_tags[t],
                                           c->comm, &r) == MPI_SUCCESS)
                 MPI_Request_free(&r);
         }
@@ -740,14 +755,11 @@ void vl_comm_abort(VladState *S, int status, const char *why)
     VlComm *c = S->comm;
     if (c == NULL || !c->joined || c->size <= 1)
         return;
-    static const int one = 1;
     MPI_Request r;
     int expected = 0, got = 0;
     if (c->stopped_by >= 0) {
         /* another rank failed first: say so, and wait for its abort */
-        if (MPI_Isend(&one, 1, MPI_INT, c->stopped_by, ACK_TAG, c->comm,
-                      &r) == MPI_SUCCESS)
-            MPI_Request_free(&r);
+        acknowledge(c, c->stopped_by);
     } else {
         /* tell the others, and wait until they have said why they stop */
         size_t n = strcspn(why != NULL ? why : "", "\n");
@@ -806,12 +818,8 @@ static int end_together(VladState *S, VlComm *c)
             return 0;               /* the barrier stays with MPI */
         int from;
         char *text;
-        static const int one = 1;
-        MPI_Request r;
-        if (pending_notice(c, &from, &text)     /* this one has finished: */
-            && MPI_Isend(&one, 1, MPI_INT, from, ACK_TAG, c->comm, &r)
-                   == MPI_SUCCESS)              /* nothing to say */
-            MPI_Request_free(&r);
+        if (pending_notice(c, &from, &text))    /* this one has finished: */
+            acknowledge(c, from);               /* nothing to say */
         pause_turn(turn);
     }
 }
