@@ -758,8 +758,15 @@ void vl_comm_abort(VladState *S, int status, const char *why)
     MPI_Request r;
     int expected = 0, got = 0;
     if (c->stopped_by >= 0) {
-        /* another rank failed first: say so, and wait for its abort */
+        /* another rank failed first: say so, and wait for its abort,
+           which comes once every waiting rank has said why it stops (an
+           abort from here would end those that have not yet); should it
+           not come (that rank died), end the job from here */
         acknowledge(c, c->stopped_by);
+        double end = seconds_now() + ABORT_WAIT + 1;
+        for (unsigned turn = 0; seconds_now() < end; turn++)
+            pause_turn(turn);
+        MPI_Abort(c->comm, status);
     } else {
         /* tell the others, and wait until they have said why they stop */
         size_t n = strcspn(why != NULL ? why : "", "\n");
